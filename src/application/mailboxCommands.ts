@@ -1,7 +1,7 @@
 /** The write side: every command validated at the edge, decided purely, appended with its expected revision. */
 import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
-import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken } from '../commands/agentRegistry';
+import { decideRegisterAgent, decideRetireAgent, decideRotateAgentToken, registryAsOf } from '../commands/agentRegistry';
 import type { CommandMetadata, CommandWarning } from '../commands/command';
 import { msCeiling } from '../commands/isoTime';
 import { decideArchiveMessage, decideMarkRead, decideUnarchiveMessage } from '../commands/receipts';
@@ -308,9 +308,12 @@ export class MailboxCommands {
     // The sender's own tasks in the thread, held by it: a message does not move them (taskAnswers.ts holderNotes).
     const held = inThread ? await holderNotes(this.projections, actor, state.sent!, parent) : [];
     const sent = state.sent!;
-    // Also on an idempotent replay: a retried send returns the same result as the original, warnings included.
+    // Also on an idempotent replay: a retried send returns the same result as the original, warnings included (the
+    // registry's warnings as it stood at the send, not as a retry finds it). A send just decided read the registry as it
+    // stands: no copy of every agent per send.
+    const registryAtSend = replayed ? registryAsOf(registry, sent.sentAt) : registry;
     const warnings = [
-      ...sendWarnings(data, registry, this.config.strictRecipients),
+      ...sendWarnings(data, registryAtSend, this.config.strictRecipients),
       ...spacedTagWarnings((raw as { tags?: unknown }).tags),
       ...selfAddressedWarnings(sent.from, sent.recipients),
       ...emptyAudienceWarnings(sent),

@@ -60,6 +60,22 @@ export function foldRegistry(state: RegistryState, events: readonly AgentEvent[]
   return { agents, replacedTokens: replaced ?? state.replacedTokens };
 }
 
+/**
+ * The registry as it stood at `at` (an event's time): the agents registered by then, retirements after it undone. A
+ * send's warnings are read from it at its sentAt, so that a retry under its Idempotency-Key answers them as the send
+ * did (the original result), not as the registry stands at the retry. Identities are never reused, so this is exact.
+ */
+export function registryAsOf(state: RegistryState, at: string): RegistryState {
+  const time = Date.parse(at);
+  const agents = new Map<string, RegisteredAgent>();
+  for (const agent of state.agents.values()) {
+    if (Date.parse(agent.registeredAt) > time) continue;
+    const retiredLater = agent.retiredAt !== null && Date.parse(agent.retiredAt) > time;
+    agents.set(agent.identity, retiredLater ? { ...agent, retiredAt: null } : agent);
+  }
+  return { agents, replacedTokens: state.replacedTokens };
+}
+
 /** Agents that can receive mail now: registered, not retired, role agent. */
 export const activeAgents = (state: RegistryState): RegisteredAgent[] =>
   [...state.agents.values()].filter((agent) => agent.retiredAt === null && agent.role === 'agent');

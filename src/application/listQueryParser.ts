@@ -83,12 +83,13 @@ export function viewQuery({ cursor: _cursor, ...query }: ParsedListQuery, before
 
 /**
  * What a cursor is bound to besides its caller: the box and every filter, in one fixed order, tags as a set
- * (`ops,db` and `db,ops` list the same). Not the limit: a caller may change the page size between pages.
+ * (`ops,db` and `db,ops` list the same), status `all` as no status (the inbox's default: the same listing). Not the
+ * limit: a caller may change the page size between pages.
  */
 export function listingOf(query: ParsedListQuery): unknown[] {
   return [
     query.box,
-    query.status ?? null,
+    query.status === 'all' ? null : (query.status ?? null),
     query.from ?? null,
     query.to ?? null,
     query.threadId ?? null,

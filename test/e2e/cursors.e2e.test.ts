@@ -88,6 +88,21 @@ test('a cursor under other filters: CURSOR_MISMATCH, nothing written', async () 
   expect((await list('@b', `status=unread&limit=10&cursor=${cursor}`)).status).toBe(200);
 });
 
+// status=all is the inbox's default (unread and read, not archived): a cursor issued without status was refused on
+// status=all, and one issued on status=all without it, "from another message listing" while it was the same listing.
+test('status=all and no status are one listing: a cursor of either pages the other', async () => {
+  const fromAll = encodeURIComponent(await firstCursor('@b', 'status=all&limit=2'));
+  const fromNone = encodeURIComponent(await firstCursor('@b', 'limit=2'));
+  for (const [query, cursor] of [
+    ['limit=2', fromAll],
+    ['status=all&limit=2', fromNone],
+  ]) {
+    const { status, body } = await list('@b', `${query}&cursor=${cursor}`);
+    expect([query, status, body.code]).toEqual([query, 200, undefined]);
+    expect(ids(body)).toEqual(inboxOfB.slice(2, 4));
+  }
+});
+
 test("agent @b's cursor used by @a (same query, own inbox): CURSOR_MISMATCH, nothing written", async () => {
   const cursor = encodeURIComponent(await firstCursor('@b', 'limit=1'));
   expect((await list('@a', 'limit=1')).body.nextCursor).toEqual(expect.any(String)); // @a has a second page of its own

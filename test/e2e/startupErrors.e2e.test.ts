@@ -15,6 +15,7 @@ import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { makeReadOnly, READ_ONLY_SKIPPED } from '../support/readOnlyFile';
 import { startedOnce } from '../support/startedOnce';
+import { startRedisSentinel } from '../support/redisTopologies';
 
 let root: string;
 beforeAll(() => {
@@ -615,6 +616,38 @@ test.concurrent(
     expect(logLines(run).some((line) => line.msg.startsWith('mailbox listening on'))).toBe(true);
   },
 );
+
+describe('sentinels that watch no master of the name given: one line naming the names they watch, at once', () => {
+  // Found walking the Sentinel setup: the sentinels' answer "ERR No such master with that name" was waited out for
+  // MAILBOX_STARTUP_RETRY_MS (30 s) as "Redis ... is unreachable (All sentinels are unreachable ...)", then "start it".
+  const group = startedOnce(
+    () => startRedisSentinel(),
+    (sentinel) => sentinel.stop(),
+  );
+
+  test.concurrent.each([
+    ['sentinel-name-url', 'MAILBOX_REDIS_URL', 'end MAILBOX_REDIS_URL with one they watch'],
+    ['sentinel-name-variable', 'MAILBOX_REDIS_SENTINELS', 'set MAILBOX_REDIS_SENTINEL_NAME to one they watch'],
+  ])('%s', async (name, variable, remedy) => {
+    const sentinel = await group();
+    const hosts = sentinel.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',');
+    const env: Record<string, string> =
+      variable === 'MAILBOX_REDIS_URL'
+        ? { MAILBOX_REDIS_URL: `redis+sentinel://${hosts}/no-such-master` }
+        : { MAILBOX_REDIS_SENTINELS: hosts, MAILBOX_REDIS_SENTINEL_NAME: 'no-such-master' };
+    const started = Date.now();
+    const run = await serve(name, env); // the default 30 s of retries: none taken
+    expectOneLine(
+      run,
+      variable === 'MAILBOX_REDIS_URL' ? variable : 'MAILBOX_REDIS_SENTINEL_NAME',
+      `Redis master 'no-such-master' via sentinels ${hosts}: the sentinels watch no master of that name`,
+      remedy,
+      `they watch '${sentinel.masterName}'`,
+    );
+    expect(run.stdout).not.toContain('retrying');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
 
 describe('a Redis that answers and refuses the handshake: one line saying what it refused, at once (no retry)', () => {
   // It was retried for MAILBOX_STARTUP_RETRY_MS (30 s), then "Redis ... is unreachable ... start it" (ioredis says only

@@ -248,8 +248,15 @@ function describeTopology(topology: RedisTopology, url: string): string {
  */
 const REFUSED_HANDSHAKE = /^(WRONGPASS|NOAUTH|NOPERM)\b|invalid (username-)?password|DB index is out of range/i;
 
+/**
+ * A sentinel's answer that it watches no master of the name asked (a typo, another deployment's name): ioredis words it
+ * "All sentinels are unreachable. ... Last error: ERR No such master with that name", a plain Error.
+ */
+const UNKNOWN_MASTER = /No such master with that name/i;
+
 export const isHandshakeRefusal = (error: unknown): error is Error =>
-  error instanceof Error && error.name === 'ReplyError' && REFUSED_HANDSHAKE.test(error.message);
+  error instanceof Error &&
+  ((error.name === 'ReplyError' && REFUSED_HANDSHAKE.test(error.message)) || UNKNOWN_MASTER.test(error.message));
 
 /**
  * Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. A handshake
@@ -271,9 +278,10 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     else await client.connect();
   } catch (error) {
     client.disconnect();
-    throw refusal === undefined
-      ? unreachable(describeTopology(topology, url), socketError ?? error, options)
-      : handshakeRefused(describeTopology(topology, url), refusal, options);
+    if (refusal === undefined) throw unreachable(describeTopology(topology, url), socketError ?? error, options);
+    const watched =
+      topology.kind === 'sentinel' && UNKNOWN_MASTER.test(refusal.message) ? await mastersWatched(topology, options) : null;
+    throw handshakeRefused(describeTopology(topology, url), refusal, options, watched);
   }
   if (refusal !== undefined) {
     client.disconnect();
@@ -310,10 +318,23 @@ function handshakeRefused(
   where: string,
   refusal: Error,
   { variable = 'MAILBOX_REDIS_URL', urlCredentialsOnly = false }: Pick<RedisConnectionOptions, 'variable' | 'urlCredentialsOnly'>,
+  watched: readonly string[] | null = null,
 ): MailboxError {
   const reply = refusal.message.replace(/\.$/, '');
   let message: string;
-  if (/DB index is out of range/i.test(reply)) {
+  if (UNKNOWN_MASTER.test(reply)) {
+    const known =
+      watched === null
+        ? 'their `SENTINEL MASTERS` lists them'
+        : watched.length === 0
+          ? 'they watch none yet'
+          : `they watch ${watched.map((master) => `'${master}'`).join(', ')}`;
+    const remedy =
+      variable === 'MAILBOX_REDIS_SENTINELS'
+        ? `set MAILBOX_REDIS_SENTINEL_NAME to one they watch (${known})`
+        : `end ${variable} with one they watch (redis+sentinel://host:26379/<master name>; ${known})`;
+    message = `${where}: the sentinels watch no master of that name (ERR No such master with that name): ${remedy}.`;
+  } else if (/DB index is out of range/i.test(reply)) {
     message =
       `${where} has no such database (${reply}): give ${variable} a database the server has (0 up to its ` +
       "'databases' setting less one: 0..15 by default), or none for database 0.";
@@ -329,6 +350,47 @@ function handshakeRefused(
   const error = new MailboxError('UNAVAILABLE', 'Redis refused the connection', message);
   (error as Error).cause = refusal;
   return error;
+}
+
+/**
+ * The names of the masters the sentinels watch (`SENTINEL MASTERS` of the first that answers), for the refusal of a name
+ * they do not know; null when none answers. One short-lived connection per sentinel asked, never retried.
+ */
+async function mastersWatched(
+  topology: Extract<RedisTopology, { kind: 'sentinel' }>,
+  options: RedisConnectionOptions,
+): Promise<string[] | null> {
+  const node = nodeOptions(topology, options);
+  const { Redis } = ioredis();
+  for (const { host, port } of topology.sentinels) {
+    const sentinel = new Redis({
+      host,
+      port,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      commandTimeout: node.commandTimeout,
+      connectTimeout: node.connectTimeout,
+      ...(options.sentinelPassword === undefined ? {} : { password: options.sentinelPassword }),
+      ...(node.tls === undefined ? {} : { tls: node.tls }),
+    });
+    sentinel.on('error', () => undefined); // the answer, or its absence, is all that is wanted
+    try {
+      await sentinel.connect();
+      const masters = (await sentinel.call('SENTINEL', 'MASTERS')) as unknown[];
+      return masters.flatMap((fields) => {
+        const list = Array.isArray(fields) ? fields.map(String) : [];
+        const at = list.indexOf('name');
+        return at >= 0 && at + 1 < list.length ? [list[at + 1]] : [];
+      });
+    } catch {
+      // the next sentinel
+    } finally {
+      sentinel.disconnect();
+    }
+  }
+  return null;
 }
 
 export const redactUrl = redactRedisUrl;

@@ -40,6 +40,17 @@ export interface RefusedLines {
   stoppedAsking: string;
 }
 
+/**
+ * What a line says of a store that does not answer (a MailboxError UNAVAILABLE): its `reason` and, when the store said
+ * more, its `cause`, without a stack; null for any other failure, which keeps its error object (and its stack).
+ */
+export function outageFields(error: unknown): { reason: string; cause?: string } | null {
+  if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') return null;
+  // The message is the client's ('... is unavailable; retry later'); what the store said is its cause, if any.
+  const cause = causeOf(error);
+  return cause === undefined ? { reason: error.message } : { reason: error.message, cause };
+}
+
 export class StoreOutage {
   /**
    * Since when the store has not answered, when it last failed to, and how many failures since (the first included);
@@ -58,10 +69,8 @@ export class StoreOutage {
    * false for any other failure, which the caller logs itself.
    */
   failed(error: unknown, fields: Record<string, unknown> = {}): boolean {
-    if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') return false;
-    // The message is the client's ('... is unavailable; retry later'); what the store said is its cause, if any.
-    const cause = causeOf(error);
-    const reason = cause === undefined ? { reason: error.message } : { reason: error.message, cause };
+    const reason = outageFields(error);
+    if (reason === null || !isMailboxError(error)) return false;
     // An answer, a refusal only an operator mends: not said as a store that does not answer.
     const refused = (needsOperator(error) ? this.lines.refused : undefined) ?? null;
     if (this.down && this.down.refused === refused) {

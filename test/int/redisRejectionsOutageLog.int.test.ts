@@ -31,7 +31,13 @@ restartable(
   async () => {
     const log = recordingLogger();
     server = await startTestServer(
-      { redisUrl: redis.url, redisNamespace: `rejoutage${process.pid}`, redisTimeoutMs: REDIS_TEST_TIMEOUT_MS },
+      // The rate limit on (as by default; the test servers turn it off): its shared buckets fall back with Redis away.
+      {
+        redisUrl: redis.url,
+        redisNamespace: `rejoutage${process.pid}`,
+        redisTimeoutMs: REDIS_TEST_TIMEOUT_MS,
+        rateLimitPerSecond: 50,
+      },
       { logger: log.logger },
     );
     const tokens = await server.register(['@a', '@b', '@c']);
@@ -67,6 +73,19 @@ restartable(
     expect(failed).toHaveLength(1);
     expect(failed[0].level).toBe(40);
     expect(failed[0].msg).toContain('logged once, with a line when they are recorded again');
+    // Said by its reason and cause, without a stack, as every loop says a store that does not answer; so is this
+    // node's fallback to its own limits, met by the same requests. Both lines carried the error object, stack and all.
+    expect(failed[0].err).toBeUndefined();
+    expect(failed[0]).toMatchObject({
+      reason: expect.stringContaining('Redis (the rejections record) is unavailable'),
+      cause: expect.any(String),
+    });
+    const fallback = linesOf('shared limits unavailable');
+    expect(fallback).toHaveLength(1);
+    expect(fallback[0].err).toBeUndefined();
+    expect(fallback[0]).toMatchObject({ reason: expect.stringContaining('is unavailable'), cause: expect.any(String) });
+    const withStack = log.lines.filter((line) => line.level >= 40 && /\n\s+at /.test(JSON.stringify(line).replace(/\\n/g, '\n')));
+    expect(withStack.map((line) => line.msg)).toEqual([]);
     const again = linesOf(RECORDED_AGAIN);
     expect(again).toHaveLength(1);
     expect(again[0].unrecorded).toBeGreaterThanOrEqual(refusals.length);

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { SharedLimitsObserver } from '../../application/sharedLimits';
+import { outageFields } from '../../support/storeOutage';
 
 export interface FallbackLimits {
   rateLimitPerSecond: number;
@@ -32,7 +33,9 @@ export class SharedLimitsFallback implements SharedLimitsObserver {
     const { rateLimitPerSecond: perSecond, rateLimitBurst: burst, maxWakeStreamsPerAgent: streams } = this.limits;
     const rate = perSecond > 0 ? `${perSecond} requests/s (burst ${burst})` : 'no request rate (the rate limit is off)';
     this.logger.warn(
-      { err: error, limitPerSecond: perSecond, burst, maxWakeStreamsPerAgent: streams },
+      // Redis not answering is said by its reason, without a stack (as every loop says a store outage); anything else
+      // keeps its error.
+      { ...(outageFields(error) ?? { err: error }), limitPerSecond: perSecond, burst, maxWakeStreamsPerAgent: streams },
       `shared limits unavailable (Redis did not answer them): until they answer again, this node limits each agent ` +
         `on its own, ${rate} and ${streams} open wake streams on this node alone, so each API node allows that much; ` +
         `logged once, with a line when they are back`,

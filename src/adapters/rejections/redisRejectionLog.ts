@@ -9,6 +9,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RejectionLog, RejectionRecord } from '../../application/rejectionLog';
 import { unavailable } from '../../errors';
+import { outageFields } from '../../support/storeOutage';
 
 export class RedisRejectionLog implements RejectionLog {
   readonly backend = 'redis' as const;
@@ -39,8 +40,15 @@ export class RedisRejectionLog implements RejectionLog {
       return;
     }
     this.failing = { since: this.now(), unrecorded: 1 };
+    // Redis not answering (no connection, no answer in time: never a reply) is said by its reason, without a stack;
+    // a reply of any kind keeps its error.
+    const notAnswered = error instanceof Error && error.name !== 'ReplyError';
     this.logger.warn(
-      { err: error, code: rejection.code, agent: rejection.agent },
+      {
+        ...((notAnswered ? outageFields(unavailable('Redis (the rejections record)', error)) : null) ?? { err: error }),
+        code: rejection.code,
+        agent: rejection.agent,
+      },
       'rejections: could not record in Redis; until it answers again the rejections met are not recorded there ' +
         '(GET /v1/audit/rejections and the console miss them): logged once, with a line when they are recorded again',
     );

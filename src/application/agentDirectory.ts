@@ -11,12 +11,16 @@ import type { AgentEvent } from '../events/types';
 import { AGENT_REGISTRY_STREAM } from '../events/streams';
 import { TOKENS } from '../tokens';
 import { isMailboxError } from '../errors';
+import { sleep } from '../support/retry';
 import type { CommandHandler } from './commandHandler';
 import type { Clock } from './runtime';
 import type { StreamModel } from './streamLoader';
 
 /** A token lookup may answer from a registry read this recent without touching the store (bounds how long a retirement done elsewhere takes to bite). */
 const AUTH_FRESH_MS = 1000;
+
+/** While the store is unavailable, how long a token lookup waits for the read that looks whether it is back. */
+const PROBE_WAIT_MS = 250;
 
 /** Told the identity whose token stopped working (retired, or its token rotated), so that what the old token opened can be cut. */
 export type RevocationListener = (identity: string, reason: string) => void;
@@ -30,6 +34,12 @@ export class AgentDirectory {
   /** When the last read for knownSparingly began (succeeded or not), and that read while it runs. */
   private sparedAt = 0;
   private sparing: Promise<void> | null = null;
+  /**
+   * Set when a token lookup's registry read found the store unavailable, cleared by the next read that succeeds: while
+   * set, lookups answer from the last read at once, and one read at a time (`probing`) looks whether the store is back.
+   */
+  private unreadable = false;
+  private probing: Promise<void> | null = null;
   private readonly revocationListeners = new Set<RevocationListener>();
   /** Retired identities seen in a registry read, to notice retirements done by another node. */
   private knownRetired: Set<string> | null = null;
@@ -49,6 +59,7 @@ export class AgentDirectory {
   async current(): Promise<RegistryState> {
     const { state } = await this.handler.load(AGENT_REGISTRY_STREAM, registryModel);
     this.lastReadAt = this.clock.now().getTime();
+    this.unreadable = false;
     this.noticeRetirements(state);
     return state;
   }
@@ -107,7 +118,8 @@ export class AgentDirectory {
 
   /**
    * One agent found in the registry: in the cached registry while it is at most AUTH_FRESH_MS old (it includes this
-   * process's own registrations and retirements), else in a fresh read; with the store unavailable, in the last read.
+   * process's own registrations and retirements), else in a fresh read; with the store unavailable, in the last read
+   * (at once, once a read has found it unavailable, until one succeeds).
    */
   private async lookUp(find: (state: RegistryState) => RegisteredAgent | undefined): Promise<RegisteredAgent | null> {
     const cached = this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM);
@@ -115,14 +127,36 @@ export class AgentDirectory {
       const known = find(cached);
       if (known) return known;
     }
+    if (cached && this.unreadable) {
+      // The store did not answer the last read: each lookup waited out its deadline again (5 s on a hung EventStoreDB,
+      // every read of an inbox served from the views) before it answered from the last read, as it would now. One read
+      // at a time looks whether it is back; a lookup waits for it briefly, so a store back answers from a fresh read.
+      await Promise.race([this.probe(), sleep(PROBE_WAIT_MS)]);
+      return find(this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM) ?? cached) ?? null;
+    }
     let state: RegistryState;
     try {
       state = await this.current();
     } catch (error) {
       if (!cached || !isMailboxError(error) || error.code !== 'UNAVAILABLE') throw error;
+      this.unreadable = true;
       state = cached;
     }
     return find(state) ?? null;
+  }
+
+  /** One registry read at a time while the store is unavailable: the first that succeeds ends the fallback. */
+  private probe(): Promise<void> {
+    if (this.probing !== null) return this.probing;
+    this.probing = this.current()
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.probing = null;
+      });
+    return this.probing;
   }
 
   /** Whether the last registry read holds `tokenHash` as an agent's (retired or not), without reading. */

@@ -67,3 +67,34 @@ test('a retirement and a rotation written through node A just before the outage 
   expect((await inbox(t['@k'])).status).toBe(200);
   expect(await nodeA.eventCount()).toBe(before); // nothing was written meanwhile
 });
+
+test("a hung store (accepts, never answers): node B's reads wait out its deadline once, then answer from the last read at once", async () => {
+  // Found walking the stack: with EventStoreDB frozen, every read on a node whose registry read was a second old (each
+  // inbox list or count, served from the views) took the store's whole deadline (5.1 s) before it was answered from
+  // the last read: the token lookup read the registry again each time and waited it out.
+  const t = await nodeA.register(['@h1', '@h2', '@h3']);
+  const sent = await nodeA.call('POST', '/v1/messages', { token: t['@h1'], body: { to: '@h2', subject: 's', body: 'b' } });
+  expect(sent.status).toBe(201);
+  for (const identity of ['@h1', '@h2', '@h3']) expect((await inbox(t[identity])).status).toBe(200); // node B has read them
+  const before = await nodeA.eventCount();
+
+  double.faults.freeze();
+  try {
+    skewMs += 1100; // node B's last read is no longer fresh
+    expect((await inbox(t['@h1'])).status).toBe(200); // the read that finds the store hung waits out its deadline
+    const took: number[] = [];
+    for (const identity of ['@h1', '@h2', '@h3', '@h2']) {
+      const started = performance.now();
+      const listed = await inbox(t[identity]);
+      took.push(performance.now() - started);
+      expect(listed.status).toBe(200);
+    }
+    expect((await inbox(t['@h2'])).body.messages.map((m: { subject: string }) => m.subject)).toEqual(['s']);
+    expect(Math.max(...took)).toBeLessThan(2500); // half the store's deadline (5 s): each read took all of it
+    const write = await nodeB.call('POST', '/v1/messages', { token: t['@h3'], body: { to: '@h1', subject: 's', body: 'b' } });
+    expect([write.status, write.body.code]).toEqual([503, 'UNAVAILABLE']);
+  } finally {
+    double.faults.thaw();
+  }
+  expect(await nodeA.eventCount()).toBe(before); // nothing was written meanwhile
+});

@@ -61,7 +61,7 @@ export function formatLedger(page: LedgerPage, retirements: Retirements = new Ma
       (page.escalatedAt ? `; escalated by the heartbeat at ${page.escalatedAt} (woke nobody in time)` : '') +
       // The reply obligation, as the JSON, `mailbox delivery` and the console give it: an auditor must not miss it.
       (page.replyDueBy
-        ? `; replies due ${page.replyDueBy}${page.replyOverdueAt ? `, overdue since ${page.replyOverdueAt}` : ''}`
+        ? `; replies due ${page.replyDueBy}${page.replyOverdueAt ? `, found overdue by the heartbeat at ${page.replyOverdueAt}` : ''}`
         : ''),
   ];
   for (const row of page.rows) {

@@ -816,7 +816,7 @@ test("send --idempotency-key '': refused, nothing sent (never a send without the
   expect(await server.eventCount()).toBe(before);
 });
 
-test('delivery in text says when the replies are due, since when they are overdue and when it was escalated, as --json does', async () => {
+test('delivery in text says when the replies are due, when the heartbeat found them overdue and when it was escalated, as --json does', async () => {
   // Its own server on an injected clock: the heartbeat finds the message unwoken, then its reply overdue.
   const T0 = Date.parse('2030-01-01T12:00:00.000Z');
   const MIN = 60_000;
@@ -865,7 +865,8 @@ test('delivery in text says when the replies are due, since when they are overdu
       replyOverdueAt: new Date(T0 + 11 * MIN).toISOString(),
     });
     const text = await delivery(ray, id);
-    expect(text).toMatch(/^replies {2}due 2030-01-01 12:10:00Z, overdue since 2030-01-01 12:11:00Z$/m);
+    // Overdue since its due time: 12:11 is when the heartbeat found it so (it read "overdue since 12:11").
+    expect(text).toMatch(/^replies {2}due 2030-01-01 12:10:00Z, found overdue by the heartbeat 2030-01-01 12:11:00Z$/m);
     expect(text).toMatch(/^escalated by the heartbeat 2030-01-01 12:02:00Z \(woke nobody in time\)$/m);
   } finally {
     await heartbeat.stop();

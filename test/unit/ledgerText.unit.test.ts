@@ -33,7 +33,8 @@ test('replies due and overdue, and the escalation, are on the delivery line', ()
   ).split('\n');
   expect(first).toBe(
     'delivery: 3 recipient(s); in view 3, woken 1, seen 1, read 1, replied 1; escalated by the heartbeat at ' +
-      '2030-01-01T12:02:00.000Z (woke nobody in time); replies due 2030-01-01T12:10:00.000Z, overdue since 2030-01-01T12:10:05.000Z',
+      '2030-01-01T12:02:00.000Z (woke nobody in time); replies due 2030-01-01T12:10:00.000Z, ' +
+      'found overdue by the heartbeat at 2030-01-01T12:10:05.000Z',
   );
   expect(rows).toHaveLength(3);
   expect(rows[0]).toContain('replied 2030-01-01T12:05:00.000Z (r1)');

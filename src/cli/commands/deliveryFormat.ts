@@ -28,7 +28,7 @@ export function formatDelivery(ledger: DeliveryLedger): string {
     ...(ledger.replyDueBy
       ? [
           `replies  due ${short(ledger.replyDueBy)}` +
-            (ledger.replyOverdueAt ? `, overdue since ${short(ledger.replyOverdueAt)}` : ''),
+            (ledger.replyOverdueAt ? `, found overdue by the heartbeat ${short(ledger.replyOverdueAt)}` : ''),
         ]
       : []),
     ...(ledger.escalatedAt ? [`escalated by the heartbeat ${short(ledger.escalatedAt)} (woke nobody in time)`] : []),

@@ -96,7 +96,7 @@ export function LedgerSection({ messageId }: { messageId: string }) {
             )}
             {ledger.replyOverdueAt && (
               <>
-                {' · overdue since '}
+                {' · found overdue by the heartbeat '}
                 <Instant iso={ledger.replyOverdueAt} />
               </>
             )}

@@ -20,6 +20,7 @@ import type { MessageSent } from '../events/types';
 import type { DeliveryRow, LedgerCounts, NoWakeReason } from '../projections/readModel/ledger';
 import { noWakeReason, wakeExpectedOf } from '../projections/readModel/ledgerRules';
 import { TOKENS } from '../tokens';
+import { historyEntryTask } from './historyEntries';
 import { messageModel } from './mailboxCommands';
 import { StreamLoader } from './streamLoader';
 
@@ -64,6 +65,26 @@ const forbidden = (messageId: string) =>
     { messageId },
   );
 
+/**
+ * The id of an entry of a task's history, to a party to that task or an overseer (found as a model: the entry that
+ * answered a task, kept as an id, given to get_delivery was told to look in the outbox, where no such message is).
+ * The code is the one any other unknown id gets (403 to an agent, 404 to an overseer); the message names the task, and
+ * the ledger of the message that carried it to whoever may read that ledger.
+ */
+const historyEntryNoLedger = (messageId: string, taskId: string, ledgerIsTheirs: boolean, isAgent: boolean): MailboxError =>
+  new MailboxError(
+    isAgent ? 'FORBIDDEN' : 'MESSAGE_NOT_FOUND',
+    isAgent ? 'Forbidden' : 'Message not found',
+    `${messageId} is no message: it is an entry of the history of task ${taskId} (get_task's history[].messageId or ` +
+      'status.message.messageId), and has no delivery ledger. ' +
+      (ledgerIsTheirs
+        ? `The ledger of the message that carried the task is get_delivery {"messageId": "${taskId}"} ` +
+          `(HTTP: GET /v1/messages/${taskId}/delivery).`
+        : `Read the task with get_task {"taskId": "${taskId}"} (GET /v1/tasks/${taskId}); a delivery ledger is shown ` +
+          'only to its sender, auditors and admins.'),
+    { messageId, taskId },
+  );
+
 /** Messages whose sender was looked up recently (a miss costs one stream read). */
 const SENDER_CACHE = { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 };
 
@@ -73,7 +94,7 @@ export class DeliveryQueries {
 
   constructor(
     @inject(TOKENS.ProjectionStore) private readonly projections: ProjectionStore,
-    @inject(TOKENS.EventStore) store: EventStore,
+    @inject(TOKENS.EventStore) private readonly store: EventStore,
   ) {
     this.messages = new StreamLoader(store, SENDER_CACHE);
   }
@@ -105,8 +126,18 @@ export class DeliveryQueries {
     }
     // Not in the views: unknown, or sent so recently that the projector has not applied it yet. The log tells.
     const sent = await this.sent(messageId);
+    if (!sent) await this.refuseHistoryEntry(actor, messageId);
     if (!sent || (isAgent && sent.from !== actor.identity)) throw isAgent ? forbidden(messageId) : messageNotInLog(messageId);
     return this.lagging(messageId, sent, [...new Set(sent.recipients)].sort(), after ?? null, limit);
+  }
+
+  /** An id that names no message, but an entry of a task's history the caller may read: said so (else nothing). */
+  private async refuseHistoryEntry(actor: Actor, id: string): Promise<void> {
+    const taskId = await historyEntryTask(this.store, this.projections, this.messages, actor, id);
+    if (taskId === null) return;
+    const isAgent = actor.role === 'agent';
+    const ledgerIsTheirs = !isAgent || (await this.sent(taskId))?.from === actor.identity;
+    throw historyEntryNoLedger(id, taskId, ledgerIsTheirs, isAgent);
   }
 
   private async sent(messageId: string): Promise<MessageSent['data'] | null> {

@@ -87,6 +87,39 @@ describe.each(VARIANTS)('history entry ids ($name event store)', ({ kind, views 
     }
   });
 
+  // It told every caller to look in its outbox, where no such message is: the sender could not find its ledger again.
+  it("get_delivery given an entry's id names its task: the sender its ledger, the holder the task, an outsider nothing", async () => {
+    const mailbox = await harness.open();
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
+    const auditor = await mailbox.as(token);
+    const { messageId: taskId } = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
+    await b.updateTask({ taskId, to: 'Working' });
+    const id = (await a.getTask(taskId)).history.at(-1)!.messageId;
+    const nothing = '00000000-0000-4000-8000-000000000000';
+    const entry = `${id} is no message: it is an entry of the history of task ${taskId} (getTask's history[].messageId or status.message.messageId), and has no delivery ledger. `;
+
+    for (const [reader, code] of [
+      [a, 'FORBIDDEN'],
+      [auditor, 'MESSAGE_NOT_FOUND'],
+    ] as const) {
+      const refused = await expectRejectedWithoutEvents(mailbox, code, () => reader.delivery(id));
+      expect([refused.envelope.taskId, refused.message]).toEqual([
+        taskId,
+        `${entry}The ledger of the message that carried the task is delivery('${taskId}').`,
+      ]);
+    }
+    const holder = await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => b.delivery(id));
+    expect(holder.message).toBe(
+      `${entry}Read the task with getTask('${taskId}'); a delivery ledger is shown only to its sender, auditors and admins.`,
+    );
+    // An outsider learns nothing: word for word the answer to an id that names nothing.
+    const outsider = await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => c.delivery(id));
+    const none = await expectRejectedWithoutEvents(mailbox, 'FORBIDDEN', () => c.delivery(nothing));
+    expect(outsider.envelope).toEqual({ ...none.envelope, messageId: id, message: none.message.replace(nothing, id) });
+    expect((await a.delivery(taskId)).messageId).toBe(taskId);
+  });
+
   it("add_message replying to an entry's id (the holder's question) names its task and the inReplyTo that answers it", async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);

@@ -32,14 +32,20 @@ describe.each(VARIANTS)('history entry ids ($name event store)', ({ kind, views 
   const base = mailboxHarness(kind);
   const harness = { open: async () => base.open(await views()) };
 
-  // The library's refusals name its methods (getTask('<id>')) where HTTP and MCP name their tools and routes.
-  it("get_message, get_task, claim_task and update_task given an entry's id name its task to its parties, to nobody else", async () => {
+  /** @a's task to @b, Working; @c is no party to it; @aud an auditor. */
+  const workingTask = async () => {
     const mailbox = await harness.open();
     const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
     const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
     const auditor = await mailbox.as(token);
     const { messageId: taskId } = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
     await b.updateTask({ taskId, to: 'Working' });
+    return { mailbox, a, b, c, auditor, taskId };
+  };
+
+  // The library's refusals name its methods (getTask('<id>')) where HTTP and MCP name their tools and routes.
+  it("get_message, get_task, claim_task and update_task given an entry's id name its task to its parties, to nobody else", async () => {
+    const { mailbox, a, b, c, auditor, taskId } = await workingTask();
     await b.updateTask({ taskId, to: 'InputRequired', note: 'which branch?' });
     await a.send({ to: '@b', subject: 'main', body: 'main', threadId: taskId }); // the answer: an entry of @a's
     const { history } = await a.getTask(taskId);
@@ -89,12 +95,7 @@ describe.each(VARIANTS)('history entry ids ($name event store)', ({ kind, views 
 
   // It told every caller to look in its outbox, where no such message is: the sender could not find its ledger again.
   it("get_delivery given an entry's id names its task: the sender its ledger, the holder the task, an outsider nothing", async () => {
-    const mailbox = await harness.open();
-    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
-    const { token } = await mailbox.asActor(ADMIN_ACTOR).registerAgent({ identity: '@aud', role: 'auditor' });
-    const auditor = await mailbox.as(token);
-    const { messageId: taskId } = await a.send({ to: '@b', subject: 'port it', body: 'x', task: {} });
-    await b.updateTask({ taskId, to: 'Working' });
+    const { mailbox, a, b, c, auditor, taskId } = await workingTask();
     const id = (await a.getTask(taskId)).history.at(-1)!.messageId;
     const nothing = '00000000-0000-4000-8000-000000000000';
     const entry = `${id} is no message: it is an entry of the history of task ${taskId} (getTask's history[].messageId or status.message.messageId), and has no delivery ledger. `;

@@ -148,15 +148,18 @@ export class AgentDirectory {
   /** One registry read at a time while the store is unavailable: the first that succeeds ends the fallback. */
   private probe(): Promise<void> {
     if (this.probing !== null) return this.probing;
-    this.probing = this.current()
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-      .finally(() => {
-        this.probing = null;
-      });
+    this.probing = this.readSettled().finally(() => {
+      this.probing = null;
+    });
     return this.probing;
+  }
+
+  /** A registry read whose failure is not thrown (the callers answer from the last read then). */
+  private readSettled(): Promise<void> {
+    return this.current().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Whether the last registry read holds `tokenHash` as an agent's (retired or not), without reading. */
@@ -178,14 +181,9 @@ export class AgentDirectory {
       if (this.sparing === null && now - this.sparedAt >= AUTH_FRESH_MS) {
         this.sparedAt = now;
         // Unreadable: answered from the last read, as findByTokenHash does.
-        this.sparing = this.current()
-          .then(
-            () => undefined,
-            () => undefined,
-          )
-          .finally(() => {
-            this.sparing = null;
-          });
+        this.sparing = this.readSettled().finally(() => {
+          this.sparing = null;
+        });
       }
       await this.sparing;
     }

@@ -617,6 +617,42 @@ test.concurrent(
   },
 );
 
+describe('a Redis Cluster named as one node, or one node named as a Cluster: one line saying which, at once', () => {
+  // Found walking the stack: redis:// on a Cluster node stopped serve with a stack trace and exit code 1 ("Redis
+  // projections is unavailable; retry later": the node answered for no slot of the mailbox's keys), and redis-cluster://
+  // (or MAILBOX_REDIS_CLUSTER) on a lone node was waited out for 30 s as unreachable ("Failed to refresh slots cache").
+  const nodes = startedOnce(
+    async () => {
+      const [clusterPort, plainPort] = [await freePort(), await freePort()];
+      const conf = path.join(root, `nodes-${clusterPort}.conf`);
+      const cluster = await spawnRedis(clusterPort, ['--cluster-enabled', 'yes', '--cluster-config-file', conf]);
+      return { clusterPort, plainPort, cluster, plain: await spawnRedis(plainPort) };
+    },
+    async ({ cluster, plain }) => {
+      await stopChild(cluster);
+      await stopChild(plain);
+    },
+  );
+
+  test.concurrent.each([
+    [
+      'cluster-node-as-one',
+      'MAILBOX_REDIS_URL',
+      'redis://',
+      'is a node of a Redis Cluster (cluster_enabled:1)',
+      'redis-cluster://',
+    ],
+    ['one-node-as-cluster', 'MAILBOX_REDIS_URL', 'redis-cluster://', 'is no Redis Cluster node', 'as redis://host:6379'],
+    ['one-node-as-cluster-variable', 'MAILBOX_REDIS_CLUSTER', '', 'is no Redis Cluster node', 'unset MAILBOX_REDIS_CLUSTER'],
+  ])('%s', async (name, variable, scheme, said, remedy) => {
+    const { clusterPort, plainPort } = await nodes();
+    const port = scheme === 'redis://' ? clusterPort : plainPort;
+    const run = await serve(name, { [variable]: `${scheme}127.0.0.1:${port}` }); // the default 30 s of retries: none taken
+    expectOneLine(run, variable, said, remedy);
+    expect(run.stdout).not.toContain('retrying');
+  });
+});
+
 describe('sentinels that watch no master of the name given: one line naming the names they watch, at once', () => {
   // Found walking the Sentinel setup: the sentinels' answer "ERR No such master with that name" was waited out for
   // MAILBOX_STARTUP_RETRY_MS (30 s) as "Redis ... is unreachable (All sentinels are unreachable ...)", then "start it".

@@ -254,9 +254,47 @@ const REFUSED_HANDSHAKE = /^(WRONGPASS|NOAUTH|NOPERM)\b|invalid (username-)?pass
  */
 const UNKNOWN_MASTER = /No such master with that name/i;
 
+/** A node of another kind than the URL names (see topologyMismatch): no retry changes that either. */
+class TopologyMismatch extends Error {
+  override readonly name = 'TopologyMismatch';
+}
+
+/** A node's answer to CLUSTER SLOTS when it is no Cluster node. */
+const CLUSTER_DISABLED = /cluster support disabled/i;
+
 export const isHandshakeRefusal = (error: unknown): error is Error =>
   error instanceof Error &&
-  ((error.name === 'ReplyError' && REFUSED_HANDSHAKE.test(error.message)) || UNKNOWN_MASTER.test(error.message));
+  ((error.name === 'ReplyError' && REFUSED_HANDSHAKE.test(error.message)) ||
+    UNKNOWN_MASTER.test(error.message) ||
+    error.name === 'TopologyMismatch');
+
+/**
+ * A Cluster named as one node (redis://), or one node named as a Cluster (redis-cluster://): a mistake no retry mends.
+ * Found walking the stack: redis:// on a Cluster node stopped `mailbox serve` with a stack trace, exit code 1 ("Redis
+ * projections is unavailable; retry later": the node answered MOVED), and redis-cluster:// on a lone node was waited
+ * out as unreachable ("Failed to refresh slots cache"), then "start it".
+ */
+function topologyMismatch(topology: RedisTopology, variable: string, clusterNode: boolean): TopologyMismatch {
+  return clusterNode
+    ? new TopologyMismatch(
+        `is a node of a Redis Cluster (cluster_enabled:1), and a URL of one node reaches only the keys of that node's ` +
+          `slots: name the Cluster's nodes instead, ${variable === 'MAILBOX_REDIS_URL' ? 'MAILBOX_REDIS_URL=redis-cluster://host:6379,host:6379' : `redis-cluster://host:6379,host:6379 in ${variable}`} ` +
+          'or MAILBOX_REDIS_CLUSTER=host:6379,host:6379',
+      )
+    : new TopologyMismatch(
+        `${topology.kind === 'cluster' && topology.nodes.length > 1 ? 'are no Redis Cluster nodes' : 'is no Redis Cluster node'} ` +
+          `(ERR This instance has cluster support disabled): for one Redis node, ` +
+          (variable === 'MAILBOX_REDIS_CLUSTER'
+            ? 'unset MAILBOX_REDIS_CLUSTER and set MAILBOX_REDIS_URL=redis://host:6379'
+            : `give ${variable} as redis://host:6379`),
+      );
+}
+
+/** Whether the node behind `client` runs in Cluster mode (INFO cluster); false when it does not say (an ACL without INFO). */
+async function isClusterNode(client: RedisClient): Promise<boolean> {
+  const info = await client.info('cluster').catch(() => '');
+  return /^cluster_enabled:1\b/m.test(info);
+}
 
 /**
  * Opens a connection and waits until it is ready, failing loudly (UNAVAILABLE) if Redis cannot be reached. A handshake
@@ -269,8 +307,12 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
   let refusal: Error | undefined;
   let socketError: Error | undefined;
   // Reconnects are logged by their owners; without a listener ioredis would print to stderr.
+  const variable = options.variable ?? 'MAILBOX_REDIS_URL';
   client.on('error', (error: unknown) => {
-    if (refusal === undefined && isHandshakeRefusal(error)) refusal = error;
+    const lastNodeError = (error as { lastNodeError?: { message?: unknown } } | null)?.lastNodeError?.message;
+    if (refusal === undefined && typeof lastNodeError === 'string' && CLUSTER_DISABLED.test(lastNodeError))
+      refusal = topologyMismatch(topology, variable, false);
+    else if (refusal === undefined && isHandshakeRefusal(error)) refusal = error;
     else if (typeof (error as Error | null)?.message === 'string') socketError ??= error as Error; // not instanceof: another realm's Error
   });
   try {
@@ -283,6 +325,9 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
       topology.kind === 'sentinel' && UNKNOWN_MASTER.test(refusal.message) ? await mastersWatched(topology, options) : null;
     throw handshakeRefused(describeTopology(topology, url), refusal, options, watched);
   }
+  // The heartbeat's own nudge Redis (urlCredentialsOnly) only publishes, which any Cluster node takes.
+  if (refusal === undefined && topology.kind === 'single' && !options.urlCredentialsOnly && (await isClusterNode(client)))
+    refusal = topologyMismatch(topology, variable, true);
   if (refusal !== undefined) {
     client.disconnect();
     throw handshakeRefused(describeTopology(topology, url), refusal, options);
@@ -322,7 +367,9 @@ function handshakeRefused(
 ): MailboxError {
   const reply = refusal.message.replace(/\.$/, '');
   let message: string;
-  if (UNKNOWN_MASTER.test(reply)) {
+  if (refusal instanceof TopologyMismatch) {
+    message = `${where} ${reply}.`;
+  } else if (UNKNOWN_MASTER.test(reply)) {
     const known =
       watched === null
         ? 'their `SENTINEL MASTERS` lists them'

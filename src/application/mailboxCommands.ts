@@ -306,8 +306,10 @@ export class MailboxCommands {
     );
     const lagging = await this.awaitViews(answered.position ?? position);
     // The sender's own tasks in the thread, held by it: a message does not move them (taskAnswers.ts holderNotes).
-    const held = inThread ? await holderNotes(this.projections, actor, state.sent!, parent) : [];
     const sent = state.sent!;
+    // A replay's notes are its first run's: the tasks read as of its MessageSent's log position (holderNotes).
+    const replay = replayed && inThread ? { handler: this.handler, position: await this.sentPosition(messageId) } : null;
+    const held = inThread ? await holderNotes(this.projections, actor, sent, parent, replay) : [];
     // Also on an idempotent replay: a retried send returns the same result as the original, warnings included (the
     // registry's warnings as it stood at the send, not as a retry finds it). A send just decided read the registry as it
     // stands: no copy of every agent per send.
@@ -483,6 +485,12 @@ export class MailboxCommands {
       changed: appended.length > 0,
       ...withWarnings(warnings),
     };
+  }
+
+  /** The log position of a message's MessageSent (its stream's first event). */
+  private async sentPosition(messageId: string): Promise<bigint> {
+    const [sent] = await this.handler.events(messageStream(messageId));
+    return sent.position;
   }
 
   private metadata(actor: Actor, options: CommandOptions): CommandMetadata {

@@ -22,7 +22,7 @@ import type { MessageState } from '../commands/message';
 import { messageIdSchema } from '../commands/messageIds';
 import type { Actor } from '../commands/roles';
 import { decideTransitionTask } from '../commands/tasks/decideTask';
-import { taskAsOf, taskOf } from '../commands/tasks/taskState';
+import { taskAsOf, taskLogBefore, taskOf } from '../commands/tasks/taskState';
 import { isMailboxError } from '../errors';
 import { messageStream, taskStream } from '../events/streams';
 import type { MessageSent, TaskState } from '../events/types';
@@ -30,7 +30,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
 import type { TaskViewPage } from '../projections/readModel/taskViewsMemory';
 import { taskTimesOf } from '../projections/readModel/taskView';
-import { fallenDue, waitsOnHolderState, WAITS_ON_HOLDER_STATES } from '../events/taskTimes';
+import { fallenDue, waitsOnHolderState, WAITS_ON_HOLDER_STATES, type TaskTimes } from '../events/taskTimes';
 import type { CommandHandler } from './commandHandler';
 import { messageModel, taskModel } from './streamModels';
 
@@ -247,12 +247,17 @@ async function candidatesFor(
  * task whose own thread this is (a task's message starts its thread unless it named one), and the tasks it holds in a
  * thread its sender named (threadId "deploy-7", or another message's id: found as a model, "done" sent there was a bare
  * 201), from its held tasks (heldTasksInThread).
+ *
+ * `replay` (a retried send: its handler and the log position of its MessageSent): the notes are its first run's (DESIGN
+ * §3, a retry returns the original result), so each task is read as of the send, its stream folded up to that position,
+ * not as the views hold it now (found: a retry after the holder completed the task answered without its note).
  */
 export async function holderNotes(
   projections: ProjectionStore,
   actor: Actor,
   reply: MessageSent['data'],
   parent: MessageState | null,
+  replay: { handler: CommandHandler; position: bigint } | null = null,
 ): Promise<CommandWarning[]> {
   const taskIds = new Set<string>();
   if (parent?.sent?.task) taskIds.add(parent.sent.messageId);
@@ -260,17 +265,20 @@ export async function holderNotes(
   if (reply.threadId !== reply.messageId) {
     // A thread named otherwise (deploy-7) is no task's id: not looked up as one.
     if (messageIdSchema.safeParse(reply.threadId).success) taskIds.add(reply.threadId);
-    for (const task of await heldTasksInThread(projections, actor.identity, reply.threadId)) {
+    const held = replay
+      ? await assignedInThreadBefore(projections, actor.identity, reply.threadId, replay.position)
+      : await heldTasksInThread(projections, actor.identity, reply.threadId);
+    for (const task of held) {
       taskIds.add(task.taskId);
       known.set(task.taskId, task);
     }
   }
   const notes: CommandWarning[] = [];
   for (const taskId of taskIds) {
-    const task = known.get(taskId) ?? (await projections.getTask(taskId));
+    const task = replay ? await heldAsOf(replay.handler, taskId, replay.position) : await heldNow(projections, known, taskId);
     if (task === undefined || task.assignee !== actor.identity || task.sender === actor.identity) continue;
     if (!waitsOnHolderState(task.state) || !reply.recipients.includes(task.sender)) continue;
-    if (fallenDue(taskTimesOf(task), Date.parse(reply.sentAt)) !== null) continue; // past its deadline or lease: not held
+    if (fallenDue(task, Date.parse(reply.sentAt)) !== null) continue; // past its deadline or lease: not held
     notes.push({
       code: 'TASK_UNCHANGED',
       taskId,
@@ -284,6 +292,44 @@ export async function holderNotes(
     });
   }
   return notes;
+}
+
+/** A task as a holder's note reads it. */
+type Held = TaskTimes & Pick<TaskView, 'taskId' | 'sender' | 'subject'>;
+
+/** The task as the views hold it now (a send just decided). */
+async function heldNow(projections: ProjectionStore, known: Map<string, TaskView>, taskId: string): Promise<Held | undefined> {
+  const task = known.get(taskId) ?? (await projections.getTask(taskId));
+  return task && { ...taskTimesOf(task), taskId, sender: task.sender, subject: task.subject };
+}
+
+/** The task as it stood at log position `position` (a replayed send's): its stream folded up to there. */
+async function heldAsOf(handler: CommandHandler, taskId: string, position: bigint): Promise<Held | undefined> {
+  const sent = (await handler.load(messageStream(taskId), messageModel)).state.sent;
+  if (!sent?.task) return undefined;
+  const task = taskOf(sent, taskLogBefore(await handler.events(taskStream(taskId)), position));
+  return task ? { ...task, subject: sent.subject } : undefined;
+}
+
+/**
+ * A replay's held tasks in `threadId`: every task assigned to `holder` opened before the replayed message (at
+ * `position`), in any state (one it finished since waits no more, so heldTasksInThread no longer finds it). Read on a
+ * replay only; the fold (heldAsOf) says which waited on it then.
+ */
+async function assignedInThreadBefore(
+  projections: ProjectionStore,
+  holder: string,
+  threadId: string,
+  position: bigint,
+): Promise<TaskView[]> {
+  const found: TaskView[] = [];
+  let before: number | null = Number(position);
+  while (before !== null) {
+    const page: TaskViewPage = await projections.listTasks(holder, { list: 'assigned', limit: PAGE, before });
+    found.push(...page.tasks.filter((task) => task.threadId === threadId));
+    before = page.nextBefore;
+  }
+  return found;
 }
 
 /**

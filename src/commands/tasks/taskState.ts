@@ -59,6 +59,13 @@ export function foldTask(log: TaskLog, events: readonly TaskEvent[]): TaskLog {
   return next;
 }
 
+/**
+ * What the task's stream said before log position `position` (an event's): its events at earlier positions folded. A
+ * retried send's notes read the task as it stood at the send (taskAnswers.ts holderNotes), not as it stands now.
+ */
+export const taskLogBefore = (events: ReadonlyArray<{ position: bigint }>, position: bigint): TaskLog =>
+  foldTask(initialTaskLog(), events.filter((event) => event.position < position) as unknown as TaskEvent[]);
+
 function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
   switch (event.type) {
     case 'TaskClaimed': {

@@ -11,6 +11,7 @@ import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import type { EventStore } from '../events/eventStore';
 import { messageStream, taskStream } from '../events/streams';
+import { TASK_STATES } from '../events/taskShapes';
 import type { StoredEvent, TaskEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
@@ -87,7 +88,9 @@ export class TaskQueries {
     const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
     const unmatchable = unmatchableTaskListing(query);
     if (unmatchable) throw unmatchable;
-    const states = query.state ? [...new Set(query.state)].sort() : [];
+    // Every state named is no state filter (the same listing): a cursor of either pages the other.
+    const named = query.state ? [...new Set(query.state)].sort() : [];
+    const states = TASK_STATES.every((state) => named.includes(state)) ? [] : named;
     const binding: CursorBinding = {
       caller: actor.identity,
       kind: 'tasks',

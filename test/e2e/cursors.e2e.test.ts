@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { TASK_STATES } from '../../src/events/taskShapes';
 import { startTestServer, type TestServer } from '../support/httpServer';
 
 let server: TestServer;
@@ -101,6 +102,46 @@ test('status=all and no status are one listing: a cursor of either pages the oth
     expect([query, status, body.code]).toEqual([query, 200, undefined]);
     expect(ids(body)).toEqual(inboxOfB.slice(2, 4));
   }
+});
+
+// A task listing with no state and one naming every state list the same tasks: a cursor from one was refused on the
+// other ("from another task listing"). Either now pages the other; a listing of some states is still another one.
+test('a task listing naming every state and one naming none are one listing: a cursor of either pages the other', async () => {
+  const u = await server.register(['@sa', '@sb', '@sc']);
+  const tasks: string[] = [];
+  for (const subject of ['s1', 's2', 's3', 's4']) {
+    const sent = await server.call('POST', '/v1/messages', {
+      token: u['@sa'],
+      body: { to: '@sb', subject, body: 'b', task: {} },
+    });
+    expect(sent.status).toBe(201);
+    tasks.unshift(sent.body.messageId);
+  }
+  const listTasks = (who: string, query: string) => server.call('GET', `/v1/tasks?${query}`, { token: u[who] });
+  const every = `state=${TASK_STATES.join(',')}`;
+  const cursorOf = async (query: string) => encodeURIComponent((await listTasks('@sb', `${query}&limit=2`)).body.nextCursor);
+  const fromEvery = await cursorOf(every);
+  const fromNone = await cursorOf('view=assigned');
+  for (const [query, cursor] of [
+    ['view=assigned', fromEvery],
+    [every, fromNone],
+    [`view=assigned&state=${[...TASK_STATES].reverse().join(',')}`, fromNone],
+  ]) {
+    const { status, body } = await listTasks('@sb', `${query}&limit=2&cursor=${cursor}`);
+    expect([query, status, body.code]).toEqual([query, 200, undefined]);
+    expect(body.tasks.map((task: { taskId: string }) => task.taskId)).toEqual(tasks.slice(2, 4));
+  }
+  const before = await server.eventCount();
+  for (const [who, query] of [
+    ['@sb', `state=Submitted,Working&cursor=${fromNone}`], // some states: another listing
+    ['@sb', `state=Submitted,Working&cursor=${fromEvery}`],
+    ['@sb', `view=sent&cursor=${fromEvery}`],
+    ['@sc', `cursor=${fromEvery}`],
+  ]) {
+    const refused = await listTasks(who, query);
+    expect([who, query, refused.status, refused.body.code]).toEqual([who, query, 400, 'CURSOR_MISMATCH']);
+  }
+  expect(await server.eventCount()).toBe(before);
 });
 
 test("agent @b's cursor used by @a (same query, own inbox): CURSOR_MISMATCH, nothing written", async () => {

@@ -57,9 +57,13 @@ test.each([
       stdout: '',
       lines: 1,
     });
-    const refusal = JSON.parse(run.stderr);
-    expect(refusal).toMatchObject({ code: 'VALIDATION_FAILED', message: said, field: args[0], option: args[0] });
+    // One line, as its refusals at start (a bad MAILBOX_PORT) and serve's: it was the JSON envelope.
+    expect(run.stderr).toBe(`mailbox: ${said}\n`);
     expect(run.stderr).not.toMatch(/[a-z]Ms\b|heartbeat settings|optOut/); // one line: no stack either
+    // With --json, the envelope (JSON where JSON was asked for).
+    const json = await runCli(['heartbeat', ...args, '--json'], { MAILBOX_DATA_DIR: dataDir });
+    expect({ code: json.code, stdout: json.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', message: said, field: args[0], option: args[0] });
   },
 );
 
@@ -67,26 +71,28 @@ test('a bad MAILBOX_HEARTBEAT_* value is named by its variable, not by a flag th
   const run = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_INTERVAL: 'abc' });
   // MAILBOX_HEARTBEAT_METRICS_PORT=70000 said the value twice: "must be at most 65535, not 70000, not '70000'".
   const port = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_METRICS_PORT: '70000' });
-  expect([port.code, JSON.parse(port.stderr).message]).toEqual([
+  expect([port.code, port.stderr]).toEqual([2, 'mailbox: MAILBOX_HEARTBEAT_METRICS_PORT: must be at most 65535, not 70000\n']);
+  // One line, as a bad MAILBOX_PORT is (that one was a line, this one the JSON envelope).
+  const portOfServer = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: 'abc' });
+  expect([portOfServer.code, portOfServer.stderr]).toEqual([
     2,
-    'MAILBOX_HEARTBEAT_METRICS_PORT: must be at most 65535, not 70000',
+    expect.stringMatching(/^mailbox: MAILBOX_PORT='abc' is not valid: [^\n]*\n$/),
   ]);
-  expect(run.code).toBe(2);
-  expect(JSON.parse(run.stderr)).toMatchObject({
-    field: 'MAILBOX_HEARTBEAT_INTERVAL',
-    message:
-      "MAILBOX_HEARTBEAT_INTERVAL: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'abc'",
-  });
+  expect([run.code, run.stderr]).toEqual([
+    2,
+    "mailbox: MAILBOX_HEARTBEAT_INTERVAL: must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds, not 'abc'\n",
+  ]);
+  const json = await runCli(['heartbeat', '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_INTERVAL: 'abc' });
+  expect(JSON.parse(json.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'MAILBOX_HEARTBEAT_INTERVAL' });
 });
 
 test('a MAILBOX_HEARTBEAT_PROJECTOR that is none of its values names the value once', async () => {
   // b20415c made an enum's refusal name the value ('not "xyz"'), and the CLI added its own: 'not "xyz", not \'xyz\''.
   const run = await runCli(['heartbeat'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_HEARTBEAT_PROJECTOR: 'xyz' });
-  expect(run.code).toBe(2);
-  expect(JSON.parse(run.stderr)).toMatchObject({
-    field: 'MAILBOX_HEARTBEAT_PROJECTOR',
-    message: 'MAILBOX_HEARTBEAT_PROJECTOR: must be one of "auto", "on", "off", not "xyz"',
-  });
+  expect([run.code, run.stderr]).toEqual([
+    2,
+    'mailbox: MAILBOX_HEARTBEAT_PROJECTOR: must be one of "auto", "on", "off", not "xyz"\n',
+  ]);
 });
 
 /** Runs `heartbeat --once` with a malformed duration and expects its refusal: exit 2, the option named, the message's end. */
@@ -98,7 +104,9 @@ async function expectDurationRefused(args: readonly string[], env: Record<string
   const message = option.startsWith('--')
     ? `${option}: '${args[1]}' is not a duration: give one such as ${forms}, ${ending.replace(/, not '[^]*'$/, '')}`
     : expect.stringContaining(`must be a duration such as ${forms}, ${ending}`);
-  expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', option, message });
+  expect(run.stderr).toEqual(expect.stringMatching(/^mailbox: [^\n]*\n$/));
+  expect(run.stderr.slice('mailbox: '.length, -1)).toEqual(message);
+  expect(run.stderr.startsWith(`mailbox: ${option}: `)).toBe(true); // the flag or variable as typed
 }
 
 test('a duration with spaces around it is refused with the forms, as any malformed duration (it was trimmed and taken)', async () => {
@@ -138,16 +146,12 @@ test.each([
 ])('an agents file that is %s is refused at start in one line naming the flag and the path', async (_what, name, reason) => {
   const file = name ? `${dataDir}/${name}` : tempDir('mailbox-agents-dir-');
   const run = await runCli(['heartbeat', '--once', '--agents-file', file], { MAILBOX_DATA_DIR: dataDir });
-  expect([run.code, run.stdout, run.stderr.split('\n')]).toEqual([2, '', [expect.any(String), '']]);
-  expect(JSON.parse(run.stderr)).toEqual({
-    error: 'Invalid configuration',
-    code: 'VALIDATION_FAILED',
-    message:
-      `--agents-file ${file} cannot be read: ${reason}; give the path of a readable JSON file, e.g. ` +
-      '{"@agent": {"optOut": true, "webhook": "https://..."}}, and start again',
-    field: '--agents-file',
-    path: file,
-  });
+  expect([run.code, run.stdout, run.stderr]).toEqual([
+    2,
+    '',
+    `mailbox: --agents-file ${file} cannot be read: ${reason}; give the path of a readable JSON file, e.g. ` +
+      '{"@agent": {"optOut": true, "webhook": "https://..."}}, and start again\n',
+  ]);
 });
 
 test('an agents file that is not UTF-8 is refused at start, naming the byte (not read with U+FFFD in its place)', async () => {
@@ -157,14 +161,13 @@ test('an agents file that is not UTF-8 is refused at start, naming the byte (not
   const run = await runCli(['heartbeat', '--once', '--agents-file', file], { MAILBOX_DATA_DIR: dataDir });
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
-  expect(run.stderr.trim().split('\n')).toHaveLength(1);
-  expect(JSON.parse(run.stderr)).toEqual({
-    error: 'Invalid configuration',
-    code: 'VALIDATION_FAILED',
-    message:
-      `--agents-file ${file} is not UTF-8: byte 0xE9 at offset ${text.indexOf('\xe9')} is not part of a UTF-8 character; ` +
-      'convert it (e.g. iconv -f latin1 -t utf-8) and start again',
-    field: '--agents-file',
-    offset: text.indexOf('\xe9'),
-  });
+  const message =
+    `--agents-file ${file} is not UTF-8: byte 0xE9 at offset ${text.indexOf('\xe9')} is not part of a UTF-8 character; ` +
+    'convert it (e.g. iconv -f latin1 -t utf-8) and start again';
+  expect(run.stderr).toBe(`mailbox: ${message}\n`);
+  const json = await runCli(['heartbeat', '--once', '--agents-file', file, '--json'], { MAILBOX_DATA_DIR: dataDir });
+  expect([json.code, JSON.parse(json.stderr)]).toEqual([
+    2,
+    { error: 'Invalid configuration', code: 'VALIDATION_FAILED', message, field: '--agents-file', offset: text.indexOf('\xe9') },
+  ]);
 });

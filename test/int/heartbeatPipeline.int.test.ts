@@ -449,7 +449,7 @@ describe('mailbox heartbeat --once', () => {
     expect(process.exitCode).toBeUndefined();
   });
 
-  test('an invalid flag is rejected with the error envelope and exit code 2', async () => {
+  test('an invalid flag is rejected with the error envelope (--json) and exit code 2', async () => {
     const errors: string[] = [];
     const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
       errors.push(String(chunk));
@@ -458,7 +458,7 @@ describe('mailbox heartbeat --once', () => {
     try {
       const program = new Command().exitOverride();
       registerHeartbeatCommands(program);
-      await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--idle', 'forever']);
+      await program.parseAsync(['node', 'mailbox', 'heartbeat', '--once', '--idle', 'forever', '--json']);
     } finally {
       spy.mockRestore();
     }

@@ -252,8 +252,8 @@ export function registerHeartbeatCommands(program: Command): void {
     )
     .option(
       '--json',
-      'log lines as JSON even on a terminal (as MAILBOX_LOG_FORMAT=json, which it overrides); the --once report is JSON ' +
-        'either way',
+      'log lines as JSON even on a terminal (as MAILBOX_LOG_FORMAT=json, which it overrides), and a refusal of its ' +
+        'settings as the error envelope (else one line); the --once report is JSON either way',
     )
     .addHelpText(
       'after',
@@ -274,16 +274,25 @@ views file no server has made is refused at start (exit code 2), never created. 
         await runHeartbeat(flags);
       } catch (error) {
         if (isStartupError(error)) throw error; // one line, exit code 2 (bin/mailbox.js)
-        process.stderr.write(
-          `${JSON.stringify(
-            isMailboxError(error)
-              ? error.envelope
-              : { error: 'Heartbeat failed', code: 'INTERNAL', message: (error as Error).message },
-          )}\n`,
-        );
+        const envelope = isMailboxError(error)
+          ? error.envelope
+          : { error: 'Heartbeat failed', code: 'INTERNAL', message: (error as Error).message };
+        process.stderr.write(flags.json ? `${JSON.stringify(envelope)}\n` : refusalLine(envelope));
         process.exitCode = 2;
       }
     });
+}
+
+/**
+ * A refusal of the heartbeat's own (a setting, the agents file, views not this log's at --once) as the one line its
+ * refusals at start print (`mailbox: <message>`, as serve's), with the remedy when the message does not hold it: a bad
+ * MAILBOX_PORT was one line while a bad MAILBOX_HEARTBEAT_INTERVAL, or --interval, was a JSON envelope. The envelope is
+ * printed with --json; a failure that is a bug of the mailbox keeps its code (INTERNAL) in the line.
+ */
+function refusalLine(envelope: { code: string; message: string; operatorAction?: unknown }): string {
+  const { code, message, operatorAction } = envelope;
+  const remedy = typeof operatorAction === 'string' && !message.includes(operatorAction) ? ` ${operatorAction}` : '';
+  return `mailbox: ${code === 'INTERNAL' ? 'heartbeat failed: ' : ''}${message}${remedy}${code === 'INTERNAL' ? ' (INTERNAL)' : ''}\n`;
 }
 
 /**
@@ -300,7 +309,8 @@ export function onceExitCode(report: TickReport): number {
 /**
  * The settings, read before the logger exists: a refusal there is said after the misspelled variables' warnings, as
  * serve says its own (MAILBOX_DATA_DIRR beside MAILBOX_PORT=abc said only the port): a refusal's line carries them
- * (withUnknownVariables); the settings' envelope, printed by the action, gets them as `mailbox: warning:` lines first.
+ * (withUnknownVariables); the settings' refusal, printed by the action (a line, or the envelope with --json), gets them
+ * as `mailbox: warning:` lines first.
  */
 function readBeforeLogger<T>(read: () => T): T {
   try {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { createMailbox } from '../../src/mailbox';
-import { ensureBuilt, MAILBOX_BIN, ROOT } from '../support/builtCli';
+import { ensureBuilt, MAILBOX_BIN, ROOT, runOf, type CliRun } from '../support/builtCli';
 import { ADMIN_TOKEN, registerAgents, tempDir } from '../support/fixtures';
 
 /** Each line of the page's sh blocks, by its command (the comment left out): its exit code on the log made below. */
@@ -62,22 +62,10 @@ beforeAll(async () => {
 });
 
 /** Runs `line` through sh in `cwd`, with `mailbox` on PATH and the data dir as the page's commands read it. */
-function runLine(line: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runLine(line: string, cwd: string): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MAILBOX_')));
   const env = { ...base, PATH: `${shims}:${process.env.PATH}`, MAILBOX_DATA_DIR: dataDir };
-  const child = spawn('sh', ['-c', line], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runOf(spawn('sh', ['-c', line], { cwd, env }));
 }
 
 const page = fs.readFileSync(path.join(ROOT, 'docs/auditors.md'), 'utf8');

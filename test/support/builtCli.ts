@@ -71,6 +71,22 @@ export interface CliRun {
   stderr: string;
 }
 
+/** A spawned process's run: its code and output once it has closed (killed after `timeoutMs`: code null then). */
+export function runOf(child: ChildProcess, timeoutMs = 45_000): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** A running `node bin/mailbox.js ...args`: its output so far (stdout and stderr) and, once it has exited, its run. */
 export interface StartedCli {
   child: ChildProcess;

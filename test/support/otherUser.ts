@@ -3,7 +3,7 @@
  * modes do not stop), user nobody. For refusals of files and directories another user keeps to itself.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { MAILBOX_BIN, ROOT, type CliRun } from './builtCli';
+import { MAILBOX_BIN, ROOT, runOf, type CliRun } from './builtCli';
 
 const NOBODY = 65534;
 export const asRoot = process.getuid?.() === 0;
@@ -25,16 +25,5 @@ export function runCliAsOtherUser(args: string[], env: Record<string, string>): 
     ...as,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runOf(child);
 }

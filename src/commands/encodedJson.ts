@@ -21,6 +21,27 @@ function parsedJson(text: string): unknown {
   }
 }
 
+/** A string opening as JSON's object or array does (found: '{"state":"Submitted"', its brace missing, was called plain). */
+const looksLikeJson = (text: string): boolean => /^\s*[[{]/.test(text);
+
+/** Why `text` is no JSON, in the parser's words (with its position), and whether the text ended before the JSON did. */
+function whyNotJson(text: string): string {
+  try {
+    JSON.parse(text);
+    return 'it parses';
+  } catch (error) {
+    // Node 22's parser adds ' (line 1 column 21)' after the position Node 20 gives alone: one wording on both.
+    const said = (error instanceof Error ? error.message : String(error)).replace(/ \(line \d+ column \d+\)/, '');
+    const at = /position (\d+)/.exec(said);
+    // "Unexpected end of JSON input" names no position: it is the text's end.
+    const position = at ? Number(at[1]) : /end of JSON input/.test(said) ? text.length : null;
+    const shown = at || position === null ? said : `${said} at position ${position}`;
+    return position !== null && position >= text.length
+      ? `${shown}, where the text ends (a closing bracket or brace missing?)`
+      : shown;
+  }
+}
+
 /** Whether parsedJson or decodedJson read JSON. */
 export const isJson = (decoded: unknown): boolean => decoded !== NOT_JSON;
 
@@ -62,7 +83,9 @@ export function encodedOr<T extends z.ZodType>(field: string, schema: T, form: E
     const split = form.kind === 'array' && value.includes(',') ? ' (comma-separated text is not split)' : '';
     const said = isJson(decoded)
       ? `the string decodes to ${receivedOf(decoded)}`
-      : `the plain string ${shownValue(value)} is not one${split}${form.oneItem?.fits(value) ? `: ${form.oneItem.say(value)}` : ''}`;
+      : looksLikeJson(value)
+        ? `the string ${shownValue(value)} looks like JSON but does not parse: ${whyNotJson(value)}`
+        : `the plain string ${shownValue(value)} is not one${split}${form.oneItem?.fits(value) ? `: ${form.oneItem.say(value)}` : ''}`;
     ctx.addIssue({
       code: 'custom',
       message: `must be ${form.what}, e.g. ${form.example}, or that ${form.kind} JSON-encoded as one string; ${said}.`,

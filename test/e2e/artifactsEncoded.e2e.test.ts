@@ -74,7 +74,12 @@ test.each<[string, string, string]>([
     JSON.stringify(ARTIFACTS[0]),
     `the string decodes to an object {"name":"report","parts":[{"kind":"text","text":"all gree....`,
   ],
-  ['a broken encoding', '[{"parts": [', 'the plain string "[{\\"parts\\": [" is not one.'],
+  [
+    'a broken encoding',
+    '[{"parts": [',
+    'the string "[{\\"parts\\": [" looks like JSON but does not parse: Unexpected end of JSON input at position 12, ' +
+      'where the text ends (a closing bracket or brace missing?).',
+  ],
   ['a JSON number', '3', 'the string decodes to the number 3.'],
 ])('artifacts as %s are refused with the form over MCP and HTTP; nothing is written', async (_, artifacts, said) => {
   const taskId = await workingTask('@b');

@@ -14,6 +14,15 @@ const said = (text: string, opens: '{' | '[') =>
   `after ${opens === '{' ? 'property value' : 'array element'} in JSON at position ${text.length}, where the text ends ` +
   '(a closing bracket or brace missing?).';
 
+/** Each answer refuses `field` with its valid form, then says the text looks like JSON but does not parse. */
+function expectTaught(bodies: any[], field: string, kind: 'object' | 'array', text: string) {
+  for (const body of bodies) {
+    expect(body).toMatchObject({ code: 'VALIDATION_FAILED', field });
+    expect(body.message).toContain(`or that ${kind} JSON-encoded as one string; ${text}`);
+    expect(body.message).not.toContain('plain string');
+  }
+}
+
 test('a task given as almost-JSON text is told it does not parse, where, and the valid form; nothing is written', async () => {
   const task = '{"state":"Submitted"';
   const alice = await mcp.clients.http(mcp.t['@alice']);
@@ -28,11 +37,7 @@ test('a task given as almost-JSON text is told it does not parse, where, and the
     body: { to: ['@bob', '@carol'], subject: 'port it', body: 'x', task },
   });
   expect(overHttp.status).toBe(400);
-  for (const body of [overMcp.structuredContent, overHttp.body]) {
-    expect(body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'task' });
-    expect(body.message).toContain('or that object JSON-encoded as one string; ' + said(task, '{'));
-    expect(body.message).not.toContain('plain string');
-  }
+  expectTaught([overMcp.structuredContent, overHttp.body], 'task', 'object', said(task, '{'));
   expect(await mcp.server.eventCount()).toBe(before);
 });
 
@@ -45,11 +50,7 @@ test('message ids given as almost-JSON array text are told it does not parse, wh
   expect(overMcp.isError).toBe(true);
   const overHttp = await mcp.server.call('POST', '/v1/messages/read', { token: mcp.t['@bob'], body: { messageIds } });
   expect(overHttp.status).toBe(400);
-  for (const body of [overMcp.structuredContent, overHttp.body]) {
-    expect(body).toMatchObject({ code: 'VALIDATION_FAILED', field: 'messageIds' });
-    expect(body.message).toContain('or that array JSON-encoded as one string; ' + said(messageIds, '['));
-    expect(body.message).not.toContain('plain string');
-  }
+  expectTaught([overMcp.structuredContent, overHttp.body], 'messageIds', 'array', said(messageIds, '['));
   expect(await mcp.server.eventCount()).toBe(before);
   const unread = async (who: string) =>
     (await mcp.server.call('GET', '/v1/inbox/count', { token: mcp.t[who] })).body.unreadCount as number;

@@ -131,7 +131,9 @@ export class AgentDirectory {
       // The store did not answer the last read: each lookup waited out its deadline again (5 s on a hung EventStoreDB,
       // every read of an inbox served from the views) before it answered from the last read, as it would now. One read
       // at a time looks whether it is back; a lookup waits for it briefly, so a store back answers from a fresh read.
-      await Promise.race([this.probe(), sleep(PROBE_WAIT_MS)]);
+      const answered = new AbortController(); // the wait's timer ends with the probe, not 250 ms later
+      await Promise.race([this.probe(), sleep(PROBE_WAIT_MS, answered.signal)]);
+      answered.abort();
       return find(this.handler.peek<RegistryState>(AGENT_REGISTRY_STREAM) ?? cached) ?? null;
     }
     let state: RegistryState;

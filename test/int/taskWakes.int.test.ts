@@ -26,6 +26,8 @@ interface Row {
   act: (c: Record<string, Client>, taskId: string) => Promise<unknown>;
   /** Who is woken, as `recipient:state` (the wake's state, which the views must show on its arrival). */
   woken: string[];
+  /** Where the task is sent: `AGENT:*` unless said (a decline is a direct task's recipient's alone). */
+  sentTo?: string;
 }
 
 const claim = (c: Record<string, Client>, id: string) => c['@bob'].claimTask(id);
@@ -69,7 +71,23 @@ const ROWS: Row[] = [
   { step: 'authorization given', given: [claim, accept, askAuth], act: move('@alice', 'Working'), woken: ['@bob:Working'] },
   { step: 'complete', given: [claim, accept], act: move('@bob', 'Completed'), woken: ['@alice:Completed'] },
   { step: 'fail', given: [claim, accept], act: move('@bob', 'Failed', { reason: 'no access' }), woken: ['@alice:Failed'] },
-  { step: 'reject', given: [claim], act: move('@bob', 'Rejected', { reason: 'not mine' }), woken: ['@alice:Rejected'] },
+  {
+    step: 'reject (a direct task)',
+    sentTo: '@bob',
+    given: [],
+    act: move('@bob', 'Rejected', { reason: 'not mine' }),
+    woken: ['@alice:Rejected'],
+  },
+  // The claimant of an AGENT:* task cannot decline it for the whole audience: refused, nothing written, nobody woken.
+  {
+    step: "an AGENT:* task's claimant declining (refused)",
+    given: [claim],
+    act: (c, id) =>
+      expect(c['@bob'].updateTask({ taskId: id, to: 'Rejected', reason: 'not mine' })).rejects.toMatchObject({
+        code: 'INVALID_TRANSITION',
+      }),
+    woken: [],
+  },
   { step: 'cancel a held task', given: [claim, accept], act: move('@alice', 'Canceled'), woken: ['@bob:Canceled'] },
   { step: 'cancel an unclaimed task', given: [], act: move('@alice', 'Canceled'), woken: [] },
   // Back with its audience: whoever may claim it now learns so, and its sender (not the holder that released it).
@@ -115,12 +133,12 @@ async function watch(mailbox: Mailbox) {
 describe('task wakes per transition (memory event store)', () => {
   const harness = mailboxHarness(STORE_KINDS[0]);
 
-  it.each(ROWS)('$step wakes $woken', async ({ given, act, woken }) => {
+  it.each(ROWS)('$step wakes $woken', async ({ given, act, woken, sentTo = 'AGENT:*' }) => {
     const mailbox = await harness.open({ taskSweepMs: 0 });
     const c = await registerAgents(mailbox, ['@alice', '@bob', '@carol', '@dora']);
     const wakes = await watch(mailbox);
     try {
-      const { messageId: taskId } = await c['@alice'].send({ to: 'AGENT:*', subject: 'a task', body: 'x', task: {} });
+      const { messageId: taskId } = await c['@alice'].send({ to: sentTo, subject: 'a task', body: 'x', task: {} });
       for (const step of given) await step(c, taskId);
       await wakes.settle(c['@dora'], 1); // the set-up's wakes are not this row's
       await act(c, taskId);

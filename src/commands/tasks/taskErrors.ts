@@ -111,6 +111,7 @@ export function invalidTransition(
       hint +
       (requested === 'claim' ? '' : pathVia(task, relations, requested, allowed)) +
       (requested === 'Submitted' ? noReleaseOfDirect(task, identity, relations) : '') +
+      (requested === 'Rejected' ? noDeclineForAudience(task, identity, relations) : '') +
       (requested === task.state ? sayInThread(task, identity) : ''),
     { taskId: task.taskId, currentState: task.state, requested, allowed: [...allowed] },
   );
@@ -134,6 +135,23 @@ function noReleaseOfDirect(task: Task, identity: string, relations: readonly Rel
     ` It was sent to ${identity} alone, so it has no audience to go back to and cannot be released (a move to ` +
     `Submitted gives back an AGENT:* or list task); to give it up, ${giveUp}, and its sender ${task.sender} may send ` +
     'the work to someone else.'
+  );
+}
+
+/**
+ * The claimant of an AGENT:* or list task declining it (Rejected): a decline ended the task for its whole audience, one
+ * member speaking for all, though another might have taken it. It goes back to the audience instead (or fails, once
+ * Working, when the work cannot be done); the way is named.
+ */
+function noDeclineForAudience(task: Task, identity: string, relations: readonly Relation[]): string {
+  if (!task.openToAudience || !relations.includes('assignee')) return '';
+  if (task.state !== 'Submitted' && task.state !== 'Working') return '';
+  const fail = task.state === 'Working' ? '; or, if the work cannot be done by anyone, fail it (Failed, with a reason)' : '';
+  return (
+    ` ${identity} claimed it from its audience of ${task.audience.length}, and a decline would end it for all of them: ` +
+    'only the recipient of a task sent to it alone declines. To give it up, release it to the audience (a move to ' +
+    `Submitted), so another member may claim it${fail}; to tell its sender ${task.sender} why, send a message in the ` +
+    "task's thread."
   );
 }
 

@@ -15,7 +15,7 @@ export type Requirement = 'reason' | 'note';
 
 interface Rule {
   from: TaskStateName | 'any non-terminal';
-  by: 'assignee' | 'sender' | 'broadcast assignee';
+  by: 'assignee' | 'sender' | 'broadcast assignee' | 'direct assignee';
   to: TaskStateName;
   requires?: Requirement;
   /** What the move means, for error messages and docs. */
@@ -24,7 +24,7 @@ interface Rule {
 
 export const TRANSITION_TABLE: readonly Rule[] = [
   { from: 'Submitted', by: 'assignee', to: 'Working', means: 'accept' },
-  { from: 'Submitted', by: 'assignee', to: 'Rejected', requires: 'reason', means: 'decline' },
+  { from: 'Submitted', by: 'direct assignee', to: 'Rejected', requires: 'reason', means: 'decline' },
   { from: 'Working', by: 'assignee', to: 'InputRequired', requires: 'note', means: 'ask the sender for input' },
   { from: 'Working', by: 'assignee', to: 'AuthRequired', requires: 'note', means: 'ask the sender for authorization' },
   { from: 'Working', by: 'assignee', to: 'Completed', means: 'finish, with artifacts' },
@@ -49,6 +49,7 @@ function applies(rule: Rule, task: Task, relations: readonly Relation[]): boolea
   const fromHolds = rule.from === 'any non-terminal' ? !isTerminal(task.state) : rule.from === task.state;
   if (!fromHolds) return false;
   if (rule.by === 'broadcast assignee') return task.openToAudience && relations.includes('assignee');
+  if (rule.by === 'direct assignee') return !task.openToAudience && relations.includes('assignee');
   return relations.includes(rule.by);
 }
 

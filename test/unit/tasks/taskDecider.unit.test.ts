@@ -321,6 +321,33 @@ describe('TransitionTask', () => {
       .then([expect.objectContaining({ type: 'TaskReleased' })] as never);
   });
 
+  // Found by an earlier session: the claimant of an AGENT:* or list task declined it (Rejected), and the task ended for
+  // its whole audience, one member speaking for all. It is refused, naming the release (and, once Working, the fail).
+  it('the claimant of an AGENT:* or list task cannot decline it for all: told to release it (or fail it once Working)', () => {
+    for (const opened of [broadcastTask('@alice', audience), listTask('@alice', audience)]) {
+      const submitted = transitions([...opened, claimed('@bob')])
+        .when(move(B, 'Rejected', { reason: 'not mine' }))
+        .thenFails('INVALID_TRANSITION', { currentState: 'Submitted', requested: 'Rejected', allowed: ['Working', 'Submitted'] });
+      expect(submitted.message).toContain(
+        `@bob claimed it from its audience of ${audience.length}, and a decline would end it for all of them: only the ` +
+          'recipient of a task sent to it alone declines. To give it up, release it to the audience (a move to ' +
+          "Submitted), so another member may claim it; to tell its sender @alice why, send a message in the task's thread.",
+      );
+      const working = transitions([...opened, claimed('@bob'), changed('Submitted', 'Working')])
+        .when(move(B, 'Rejected', { reason: 'not mine' }))
+        .thenFails('INVALID_TRANSITION', {
+          allowed: ['InputRequired', 'AuthRequired', 'Completed', 'Failed', 'Submitted'],
+        });
+      expect(working.message).toContain(
+        'so another member may claim it; or, if the work cannot be done by anyone, fail it (Failed, with a reason);',
+      );
+    }
+    // The recipient of a direct task still declines.
+    transitions(directTask('@alice', '@bob'))
+      .when(move(B, 'Rejected', { reason: 'not mine' }))
+      .then([expect.objectContaining({ type: 'TaskStateChanged', data: expect.objectContaining({ to: 'Rejected' }) })] as never);
+  });
+
   it('the sender answering an InputRequired moves it back to Working', () => {
     transitions([...working, changed('Working', 'InputRequired')])
       .when(move(A, 'Working', { note: 'use the staging db' }))

@@ -24,11 +24,13 @@ const CALLERS: Record<Caller, Actor> = {
   auditor: { identity: '@audrey', role: 'auditor' },
 };
 
-/** Who may move a task from each state to where (release = back to Submitted, broadcasts only). */
+/** Who may move a task from each state to where (release = back to Submitted, broadcasts only; decline, direct only). */
 function expectedTargets(kind: 'broadcast' | 'direct', state: TaskState, caller: Caller): TaskState[] {
   const release: TaskState[] = kind === 'broadcast' ? ['Submitted'] : [];
+  // Declining is a direct task's recipient's: the claimant of a broadcast would end it for its whole audience.
+  const decline: TaskState[] = kind === 'direct' ? ['Rejected'] : [];
   const table: Partial<Record<TaskState, Partial<Record<Caller, TaskState[]>>>> = {
-    Submitted: { assignee: ['Working', 'Rejected', ...release], sender: ['Canceled'] },
+    Submitted: { assignee: ['Working', ...decline, ...release], sender: ['Canceled'] },
     Working: { assignee: ['InputRequired', 'AuthRequired', 'Completed', 'Failed', ...release], sender: ['Canceled'] },
     InputRequired: { sender: ['Working', 'Canceled'] },
     AuthRequired: { sender: ['Working', 'Canceled'] },

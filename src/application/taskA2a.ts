@@ -93,6 +93,12 @@ function lineText(event: HistoryEvent): string | null {
   }
 }
 
+/**
+ * When the event happened to the task: an expiry at its deadline, as a read before the sweep dates it (the sweep that
+ * records it runs later: its time said the task ended when the sweeper got to it); any other event when written.
+ */
+const happenedAt = (event: HistoryEvent): string => (event.type === 'TaskExpired' ? event.data.deadline : event.metadata.at);
+
 /** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
 function historyLine(sent: MessageSent['data'], event: HistoryEvent): A2aMessage | null {
   // Only the events the views record as lines (events/taskHistoryLine.ts): every line's id then names its task.
@@ -104,7 +110,7 @@ function historyLine(sent: MessageSent['data'], event: HistoryEvent): A2aMessage
     taskId: sent.messageId,
     role: event.metadata.actor === sent.from ? 'ROLE_USER' : 'ROLE_AGENT',
     parts: [{ kind: 'text', text }],
-    metadata: { from: event.metadata.actor, at: event.metadata.at, event: event.type },
+    metadata: { from: event.metadata.actor, at: happenedAt(event), event: event.type },
   };
 }
 
@@ -130,7 +136,7 @@ export function toA2aTask(sent: MessageSent['data'], task: Task, events: readonl
   return {
     id: task.taskId,
     contextId: sent.threadId,
-    status: { state: V1_STATE[task.state], message: statusLine, timestamp: last?.metadata.at ?? sent.sentAt },
+    status: { state: V1_STATE[task.state], message: statusLine, timestamp: last === undefined ? sent.sentAt : happenedAt(last) },
     artifacts: [...task.artifacts],
     history,
     metadata: { ...envelope },

@@ -93,20 +93,33 @@ test.each<[string, string | string[], string, object, string]>([
   }
 });
 
-test('a task past its deadline, ended by the sweeper: the mailbox ended it, when it swept; no identity is named', async () => {
+// Found by an earlier session: before the sweep the refusal said the task ended at its deadline, after it at the
+// sweep's time (and get_task's status and last line moved with it); docs/tasks.md says the deadline. Both say it now.
+test('a task past its deadline: the mailbox ended it at its deadline, before the sweep and after; no identity is named', async () => {
   const deadline = iso(at + 30_000);
   const taskId = await workedTask(['@b', '@c'], { expiresAt: deadline });
+  const bob = await mcp.http(t['@b']);
+  const endedAtDeadline = async () => {
+    for (const who of ['@b', '@s']) {
+      const refused = await refusal(who, `/v1/tasks/${taskId}/transition`, { to: who === '@b' ? 'Completed' : 'Canceled' });
+      expect(refused).toMatchObject({ currentState: 'Canceled', endedBy: null, endedAt: deadline });
+      expect(refused.message).toContain(
+        `is Canceled, which is final: the mailbox moved it to Canceled at ${deadline}: its deadline ${deadline} had passed.`,
+      );
+    }
+    const read = await server.call('GET', `/v1/tasks/${taskId}`, { token: t['@s'] });
+    const overMcp = await bob.callTool({ name: 'get_task', arguments: { taskId } });
+    for (const task of [read.body, (overMcp as { structuredContent: any }).structuredContent]) {
+      expect(task.status).toMatchObject({ state: 'TASK_STATE_CANCELLED', timestamp: deadline });
+      expect(task.history.at(-1).metadata).toMatchObject({ at: deadline, event: 'TaskExpired' });
+    }
+  };
   at += 40_000;
-  const sweptAt = iso(at);
+  await endedAtDeadline(); // not swept yet: the reads show the expiry
+  at += 5000;
   expect(await server.mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
   at += 1000;
-  for (const who of ['@b', '@s']) {
-    const refused = await refusal(who, `/v1/tasks/${taskId}/transition`, { to: who === '@b' ? 'Completed' : 'Canceled' });
-    expect(refused).toMatchObject({ currentState: 'Canceled', endedBy: null, endedAt: sweptAt });
-    expect(refused.message).toContain(
-      `is Canceled, which is final: the mailbox moved it to Canceled at ${sweptAt}: its deadline ${deadline} had passed.`,
-    );
-  }
+  await endedAtDeadline(); // swept 45 s after the deadline: still the deadline
 });
 
 test("a task its sender's retirement canceled: the mailbox ended it, its sender retired", async () => {

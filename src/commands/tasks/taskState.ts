@@ -101,7 +101,8 @@ function evolveTaskLog(log: TaskLog, event: TaskEvent): TaskLog {
         lapsed: null,
         updatedAt: event.data.expiredAt,
         endedBy: 'sweeper',
-        ended: { at: event.data.expiredAt, reason: event.data.reason },
+        // It ended at its deadline, as every read before the sweep says; the sweep only records it (later).
+        ended: { at: event.data.deadline, reason: event.data.reason },
       };
     case 'TaskOutcomeSeen':
       return { ...log, outcomeSeen: true }; // reading is no change to the task: updatedAt stays

@@ -54,6 +54,8 @@ export interface SendResult {
   to: Addressee;
   recipients: string[];
   threadId: string;
+  /** The reply's due time as stored (UTC, to the millisecond; a duration counted from sentAt), when one was asked. */
+  expectsReplyBy?: string;
   warnings?: Warning[];
 }
 /**
@@ -330,6 +332,9 @@ export class MailboxCommands {
       to: sent.to,
       recipients: sent.recipients,
       threadId: sent.threadId,
+      // As stored, not as sent: a duration ("2h") or an offset time ("...+02:00", finer than a millisecond) is resolved
+      // to the UTC time the reply is due by, which the sender could otherwise not know.
+      ...(state.replyDueBy === null ? {} : { expectsReplyBy: state.replyDueBy }),
       ...(warnings.length ? { warnings } : {}),
     };
     // A retry with the same key and content found the message sent already (also when it raced the original).

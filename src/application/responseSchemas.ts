@@ -46,6 +46,9 @@ export const sendResultSchema = z.object({
   to: addressee,
   recipients: z.array(z.string()).describe('the identities the message was delivered to'),
   threadId: z.string(),
+  expectsReplyBy: timestamp
+    .optional()
+    .describe('when the reply is due, as kept (UTC, to the ms; a duration counted from sentAt); absent when none was asked'),
   warnings: z.array(warningSchema).optional(),
 });
 

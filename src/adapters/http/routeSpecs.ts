@@ -102,7 +102,7 @@ export const ROUTE_SPECS: RouteSpec[] = [
       status: 201,
       schema: responses.sendResultSchema,
       description:
-        '{messageId, status: "sent", sentAt, to, recipients, threadId, warnings?} (warnings: near-miss recipients, VIEWS_LAGGING; ' +
+        '{messageId, status: "sent", sentAt, to, recipients, threadId, expectsReplyBy?, warnings?} (expectsReplyBy: the due time kept; warnings: near-miss recipients, VIEWS_LAGGING; ' +
         'TASK_ANSWERED, a task of yours this message answered; TASK_AWAITS_INPUT, one still waiting on you that it did not; TASK_UNCHANGED, one you hold that it did not move); ' +
         'a replay (the same Idempotency-Key and content as a send already made) is this same 201 and body, the original result, ' +
         'nothing written, and carries Idempotent-Replayed: true',

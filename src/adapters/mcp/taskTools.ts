@@ -36,10 +36,10 @@ export const TASK_TOOLS: ToolDefinition[] = [
     description:
       'Move a task to a new state. If you hold it: Working (accept), Rejected (decline a direct one; reason), InputRequired or ' +
       'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give back ' +
-      'a task you claimed. If you sent it: Canceled, or Working (with note) to answer its InputRequired/AuthRequired ' +
+      'a task you claimed. If you sent it: Canceled, or Working (note) to answer its InputRequired/AuthRequired ' +
       "(this is provide_input: the note is the input; a message of yours to the holder in the task's thread answers it too). " +
-      'Finished tasks (Completed, Canceled, Failed, Rejected) never change. A move you may not make is refused with ' +
-      'INVALID_TRANSITION, listing the moves you may make; nothing is changed.',
+      'Completed, Canceled, Failed and Rejected are final. A move you may not make is refused (INVALID_TRANSITION, ' +
+      'listing the moves you may make); nothing changes.',
     schema: transitionTaskSchema,
     output: taskResultSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

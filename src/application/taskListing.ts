@@ -6,6 +6,8 @@
  * comes from the read model's rule (CLAIMABLE_STATE), so the two cannot drift apart.
  */
 import type { ListTasksInput } from '../commands/tasks/taskSchemas';
+import { TASK_STATES } from '../events/taskShapes';
+import type { TaskState } from '../events/types';
 import { MailboxError } from '../errors';
 import { CLAIMABLE_STATE } from '../projections/readModel/taskRules';
 
@@ -23,4 +25,16 @@ export function unmatchableTaskListing(query: Pick<ListTasksInput, 'view' | 'sta
       'that state, or get_task for one task.',
     { field: 'state', value: states, view: 'claimable', allowed: [CLAIMABLE_STATE] },
   );
+}
+
+/**
+ * The states a listing is filtered by, and its cursor bound to: none when the filter leaves out no task the view can
+ * hold, so that the same listing asked either way is one (a cursor of either pages the other). Every state named is no
+ * filter; so is, in the claimable view (whose tasks are all Submitted), any filter naming Submitted (a cursor of
+ * `view=claimable&state=Submitted` was CURSOR_MISMATCH on `view=claimable`, though the two list the same tasks).
+ */
+export function listingStates(query: Pick<ListTasksInput, 'view' | 'state'>): TaskState[] {
+  const named = query.state ? [...new Set(query.state)].sort() : [];
+  if (TASK_STATES.every((state) => named.includes(state))) return [];
+  return query.view === 'claimable' && named.includes(CLAIMABLE_STATE) ? [] : named;
 }

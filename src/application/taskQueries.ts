@@ -5,13 +5,12 @@ import type { Actor } from '../commands/roles';
 import { decideSweepTask } from '../commands/tasks/decideTask';
 import { foldTask, initialTaskLog, taskOf, type TaskLog } from '../commands/tasks/taskState';
 import { historyEntryNotTask, noTaskBy, taskNotFound } from '../commands/tasks/taskErrors';
-import { unmatchableTaskListing } from './taskListing';
+import { listingStates, unmatchableTaskListing } from './taskListing';
 import { getTaskSchema, listTasksSchema } from '../commands/tasks/taskSchemas';
 import { parseInput } from '../commands/validation';
 import type { MailboxConfig } from '../config';
 import type { EventStore } from '../events/eventStore';
 import { messageStream, taskStream } from '../events/streams';
-import { TASK_STATES } from '../events/taskShapes';
 import type { StoredEvent, TaskEvent } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
 import type { TaskView } from '../projections/readModel/taskView';
@@ -88,9 +87,8 @@ export class TaskQueries {
     const query = parseInput(listTasksSchema, input ?? {}, 'list_tasks');
     const unmatchable = unmatchableTaskListing(query);
     if (unmatchable) throw unmatchable;
-    // Every state named is no state filter (the same listing): a cursor of either pages the other.
-    const named = query.state ? [...new Set(query.state)].sort() : [];
-    const states = TASK_STATES.every((state) => named.includes(state)) ? [] : named;
+    // A filter that leaves out nothing the view holds is none (the same listing): a cursor of either pages the other.
+    const states = listingStates(query);
     const binding: CursorBinding = {
       caller: actor.identity,
       kind: 'tasks',

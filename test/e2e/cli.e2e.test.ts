@@ -561,10 +561,17 @@ test('send --expects-reply-by 2h: each recipient owes a reply by then (the CLI c
       repliesOwed: 1,
     },
   );
+  // Without --json the due time as kept is said too (an offset time in UTC), and a send without one says none.
+  const human = await mailbox(uma, 'send', '@vic', 'by noon', 'x', '--expects-reply-by', '2030-01-02T12:00:00.0005+02:00');
+  expect(human.exitCode).toBe(0);
+  expect(human.out).toMatch(
+    /^Sent \S+ to @vic \(delivered to @vic\)\.\nEach recipient owes a reply by 2030-01-02T10:00:00\.001Z\.\n$/,
+  );
+  expect((await mailbox(uma, 'send', '@vic', 'no reply owed', 'x')).out).not.toContain('owes a reply');
   const bad = await mailbox(uma, 'send', '@vic', 'again', 'x', '--expects-reply-by', 'soon');
   expect(bad.exitCode).toBe(1);
   expect(bad.err).toMatch(/'--expects-reply-by'.*\(VALIDATION_FAILED\)/s);
-  expect(JSON.parse((await mailbox(vic, 'inbox', '--json')).out).messages).toHaveLength(1); // nothing sent
+  expect(JSON.parse((await mailbox(vic, 'inbox', '--json')).out).messages).toHaveLength(3); // nothing sent by the bad one
 });
 
 test.each(['notaurl', '127.0.0.1:7420', 'ftp://127.0.0.1:7420'])(

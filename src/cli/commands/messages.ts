@@ -237,6 +237,7 @@ export function registerMessageCommands(program: Command): void {
             `Already sent ${sent.messageId} at ${sent.sentAt} with this --idempotency-key: nothing new was sent ` +
               `(delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
           );
+          printReplyDue(sent);
           return printWarnings(sent);
         }
         // Accepted is not delivered: a direct message to an unregistered identity waits for a registration that may never come.
@@ -255,6 +256,7 @@ export function registerMessageCommands(program: Command): void {
             `Sent ${sent.messageId} to ${addresseeText(sent.to)} (delivered to ${sent.recipients.length ? sent.recipients.join(', ') : 'nobody yet'}).`,
           );
         }
+        printReplyDue(sent);
         printWarnings(sent, unregistered);
       }, SEND_FLAGS),
     );
@@ -392,4 +394,12 @@ async function eachMessage(
       reportError(error, options.json);
     }
   }
+}
+
+/**
+ * The reply's due time as the server keeps it (--expects-reply-by 2h is counted from the send; an offset time is kept in
+ * UTC): only --json said it, so a sender could not tell when its recipients' replies fall due.
+ */
+function printReplyDue(sent: { expectsReplyBy?: string }): void {
+  if (sent.expectsReplyBy !== undefined) print(`Each recipient owes a reply by ${sent.expectsReplyBy}.`);
 }

@@ -5,6 +5,7 @@
  * their stores here too and receive them; they never build a container.
  */
 import 'reflect-metadata';
+import fs from 'node:fs';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import pino, { type Logger } from 'pino';
 import { nodeIdOf, type MailboxConfig } from './config';
@@ -49,7 +50,9 @@ import { DEFAULT_REJECTION_CAPACITY, HidingRejectionLog, type RejectionLog } fro
 import { eventStoreSource, type JsonTextLog, type LogSource } from './audit/logSource';
 import type { EventStore } from './events/eventStore';
 import { HeldLog } from './application/heldLog';
-import type { ProjectionStore } from './projections/projectionStore';
+import type { ProjectionStore, ViewsBinding } from './projections/projectionStore';
+import { describeForeignViews, judgeViews } from './projections/viewsOwnership';
+import { StartupError } from './startupError';
 import { LostViews, ReadsOfWholeViews } from './projections/lostViews';
 import type { ProjectionGenerations } from './projections/rebuildGenerations';
 import type { WakeBus } from './projections/wakeBus';
@@ -77,6 +80,7 @@ export async function buildContainer(
   container.register(TOKENS.Clock, { useValue: overrides.clock ?? systemClock });
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
+  if (!readOnlyLog) await refuseViewsOfAnotherLogBeforeCreating(config);
   // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
   const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
   const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
@@ -107,6 +111,45 @@ export async function buildContainer(
       .useLease(leases.lease('projector'), nodeIdOf(config), config.projectorLeaseMs);
   }
   return container;
+}
+
+/**
+ * A start that would create its SQLite log (no file yet) has no views anywhere: views that belong to a log (Redis, or a
+ * views file left in the data dir) are another log's, and without take-over the start is refused. Refused before the
+ * log is created: the refusal came once the new log was open, and left its events.sqlite (a new log, with a new
+ * identity) in a data dir that had none, and the data dir itself when it did not exist. Views that belong to no log
+ * yet, unreadable ones and a take-over go on to the start's own checks; so do the other stores, which opening creates
+ * nothing in.
+ */
+async function refuseViewsOfAnotherLogBeforeCreating(config: MailboxConfig): Promise<void> {
+  const missing = missingSqliteLog(config);
+  if (missing === null || config.projectionsOnForeign === 'take-over') return;
+  const binding = await existingViewsBinding(config).catch(() => null);
+  if (binding === null) return;
+  const thisLog = `none yet: there is no event log at ${missing.file}, and this start would create a new one`;
+  const verdict = judgeViews(thisLog, null, binding);
+  if (verdict.kind !== 'foreign') return;
+  throw new StartupError(describeForeignViews(binding, thisLog, verdict), {
+    location: binding.location,
+    viewsOf: binding.logIdentity,
+    logIdentity: null,
+    file: missing.file,
+  });
+}
+
+/** The binding of views already there, read without claiming them (null: views in memory, or no views file yet). */
+async function existingViewsBinding(config: MailboxConfig): Promise<ViewsBinding | null> {
+  const file = sqliteViewsFile(config);
+  if (config.redisUrl === undefined && (file === null || !fs.existsSync(file))) return null;
+  const store =
+    config.redisUrl === undefined && file !== null
+      ? SqliteProjectionStore.open(file, new InProcessWakeBus(), { lockWaitMs: config.viewsLockWaitMs })
+      : await openRedisProjectionStore(config);
+  try {
+    return await store.binding();
+  } finally {
+    await store.close();
+  }
 }
 
 /** The leases of the shared jobs, when the views are shared (Redis); null: this process is the only worker. */

@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { parseConfig, type MailboxConfigInput } from '../../src/config';
@@ -255,6 +256,60 @@ test('the data dir deleted and Redis kept: the new log refuses the old views, wr
   const before = await snapshot(ns);
   await expectStartupRefusal({ dataDir: dir, redisNamespace: ns }, ns);
   expectUnwritten(before, await snapshot(ns));
+});
+
+/** Every file and directory under dir (relative path, kind and size), or null when dir is not there. */
+function listing(dir: string): string[] | null {
+  if (!fs.existsSync(dir)) return null;
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((entry) => {
+      const full = path.join(entry.parentPath, entry.name);
+      return `${path.relative(dir, full)} ${entry.isDirectory() ? 'dir' : fs.statSync(full).size}`;
+    })
+    .sort();
+}
+
+test('a first start on views of another log (an empty data dir, a missing one, a views file left alone) is refused and leaves no file behind: no new events.sqlite', async () => {
+  const ns = namespace();
+  const first = await serve({ dataDir: tempDir(), redisNamespace: ns });
+  const tokens = await registerAll(first.url, ['@ana', '@bo', '@cy']);
+  expect((await call(first.url, 'POST', '/v1/messages', tokens['@ana'], { to: '@bo', subject: 'x', body: 'x' })).status).toBe(
+    201,
+  );
+  await first.close();
+  const before = await snapshot(ns);
+  const empty = tempDir();
+  const parent = tempDir();
+  const missing = path.join(parent, 'not', 'yet');
+  const refusals = [];
+  for (const dataDir of [empty, missing]) {
+    refusals.push(await spawnServe({ MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns }));
+  }
+  expect(listing(empty)).toEqual([]);
+  expect(listing(parent)).toEqual([]); // not even the data dir
+  refusals.forEach((refused, i) => {
+    expect(refused.code).toBe(2);
+    expectRefusalLine(refused.stderr.replace(/^mailbox: /, ''), ns);
+    // The log it would have created is named, not a new log's identity.
+    expect(refused.stderr).toContain(`there is no event log at ${path.join([empty, missing][i], 'events.sqlite')}`);
+  });
+  expectUnwritten(before, await snapshot(ns));
+
+  // Views in a SQLite file of their own (no Redis), their log's events.sqlite gone: the same refusal, the file untouched.
+  const dir = tempDir();
+  const owner = await serve({ dataDir: dir, redisUrl: undefined });
+  await registerAll(owner.url, ['@ana', '@bo', '@cy']);
+  await owner.close();
+  for (const name of fs.readdirSync(dir).filter((file) => file.startsWith('events.sqlite'))) fs.rmSync(path.join(dir, name));
+  const views = listing(dir);
+  expect(views).toContain(`views.sqlite ${fs.statSync(path.join(dir, 'views.sqlite')).size}`);
+  const refused = await spawnServe({ MAILBOX_DATA_DIR: dir });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr.trim().split('\n')).toEqual([
+    expect.stringContaining(`views file ${path.join(dir, 'views.sqlite')} belong to another event log`),
+  ]);
+  expect(listing(dir)).toEqual(views);
 });
 
 test('the EventStoreDB double reset to an empty log: refused, nothing written; take-over serves the new log only', async () => {

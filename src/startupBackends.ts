@@ -20,7 +20,9 @@ import {
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
-import { esdbFailureCause } from './adapters/eventstore/esdbConnectFailure';
+import { asksForTls, esdbFailureCause } from './adapters/eventstore/esdbConnectFailure';
+import { esdbPortMistake } from './adapters/eventstore/esdbPortCheck';
+import { esdbSettings } from './adapters/eventstore/esdbSettings';
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5000;
@@ -118,6 +120,10 @@ function backendsOf(config: MailboxConfig): Backend[] {
       variable: 'MAILBOX_EVENTSTORE_URL',
       cause: (raw) => esdbFailureCause(raw, esdbUrl),
       async probe() {
+        // A URL that no wait mends (TLS asked of a plain node, a port that is not gRPC): refused at once, before the
+        // client's TLS attempt (and its DEP0123 warning).
+        const mistake = await esdbUrlMistake(esdbUrl);
+        if (mistake !== null) throw new StartupError(mistake, { variable: 'MAILBOX_EVENTSTORE_URL' });
         const store = EsdbEventStore.connect(esdbUrl);
         try {
           await store.headPosition();
@@ -132,6 +138,12 @@ function backendsOf(config: MailboxConfig): Backend[] {
     backends.push(redisBackend(redisUrl, redisVariable(config), { name: 'mailbox-startup-probe', ...redisOptionsOf(config) }));
   }
   return backends;
+}
+
+/** One node named (a cluster's seeds and discovery are left to the client): what is wrong with its URL, if it is plain. */
+async function esdbUrlMistake(url: string): Promise<string | null> {
+  const { hosts, discover } = esdbSettings(url);
+  return hosts.length === 1 && !discover ? esdbPortMistake(hosts[0], asksForTls(url)) : null;
 }
 
 function redisBackend(redisUrl: string, variable: string, options: RedisConnectionOptions): Backend {

@@ -6,6 +6,7 @@
  */
 import type * as ChildProcess from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureBuilt, runCli, type CliRun } from '../support/builtCli';
@@ -36,9 +37,9 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-async function serve(name: string, env: Record<string, string>): Promise<CliRun & { dataDir: string }> {
+async function serve(name: string, env: Record<string, string>, timeoutMs?: number): Promise<CliRun & { dataDir: string }> {
   const dataDir = path.join(root, name);
-  const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', ...env });
+  const run = await runCli(['serve'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_PORT: '0', ...env }, { timeoutMs });
   return { ...run, dataDir };
 }
 
@@ -880,8 +881,13 @@ describe('EventStoreDB with the wrong TLS setting: one line saying which, serve 
     const run = await serve(`esdb-tls-${index}`, { MAILBOX_EVENTSTORE_URL: url, MAILBOX_STARTUP_RETRY_MS: '300' });
     const lines = withoutNodeWarnings(run.stderr);
     expect({ name, lines: lines.length, code: run.code }).toEqual({ name, lines: 1, code: 2 });
-    expect(lines[0]).toMatch(/^mailbox: EventStoreDB at 127\.0\.0\.1:\d+ is unreachable \(/);
-    expect(lines[0]).toContain(fix);
+    // A plain node asked for TLS is known at once for what it is (no wait: see 'wrong EventStoreDB URLs' below).
+    expect(lines[0]).toMatch(
+      index === 2
+        ? /^mailbox: EventStoreDB at 127\.0\.0\.1:\d+ is unreachable \(/
+        : /^mailbox: EventStoreDB at 127\.0\.0\.1:\d+ speaks gRPC without TLS, and MAILBOX_EVENTSTORE_URL asks for TLS/,
+    );
+    expect(lines[0]).toContain(index === 2 ? fix : 'add tls=false to MAILBOX_EVENTSTORE_URL');
     expect(lines[0]).not.toMatch(/openssl|ssl3_|Resolution note|\n\s+at /);
     expect(fs.existsSync(run.dataDir)).toBe(false);
   });
@@ -896,6 +902,59 @@ describe('EventStoreDB with the wrong TLS setting: one line saying which, serve 
     expect(envelope.message).toContain(fix);
     expect(envelope.message).not.toMatch(/openssl|ssl3_|Resolution note|\n/);
   });
+});
+
+// Two wrong EventStoreDB URLs that never heal: TLS (the default when the URL names none) asked of a node run without
+// it, and a port that is no gRPC at all (an HTTP server, a redis-server). The client says only UNAVAILABLE for both:
+// each was retried for the whole MAILBOX_STARTUP_RETRY_MS (30 s by default) before its line, and the TLS one printed
+// Node's DEP0123 warning (a TLS server name that is an IP address) above it. Now: one line at once, naming the fix.
+describe('wrong EventStoreDB URLs: refused at once, in one line naming the fix, without retrying', () => {
+  let double: EsdbDouble;
+  let web: http.Server;
+  let redisPort: number;
+  let redis: ChildProcess.ChildProcess;
+  beforeAll(async () => {
+    double = await EsdbDouble.start();
+    web = http.createServer((_request, response) => response.end('not gRPC'));
+    await listening(web);
+    redisPort = await freePort();
+    redis = await spawnRedis(redisPort);
+  });
+  afterAll(async () => {
+    await stopChild(redis);
+    await closed(web);
+    await double.close();
+  });
+  const doublePort = () => new URL(double.url.replace(/^esdb:/, 'http:')).port;
+  const webPort = () => (web.address() as net.AddressInfo).port;
+  const noGrpc = (port: number | string) => [
+    `MAILBOX_EVENTSTORE_URL names 127.0.0.1:${port}, which answers but is no EventStoreDB`,
+    "the node's gRPC port (2113",
+  ];
+  const cases = (): Array<[string, string, string[]]> => [
+    [
+      'the TLS default to a plain node',
+      `esdb://127.0.0.1:${doublePort()}`,
+      [`EventStoreDB at 127.0.0.1:${doublePort()} speaks gRPC without TLS`, 'add tls=false to MAILBOX_EVENTSTORE_URL'],
+    ],
+    ['tls=false to an HTTP server', `esdb://127.0.0.1:${webPort()}?tls=false`, noGrpc(webPort())],
+    ['the TLS default to an HTTP server', `esdb://127.0.0.1:${webPort()}`, noGrpc(webPort())],
+    ['tls=false to a redis-server', `esdb://127.0.0.1:${redisPort}?tls=false`, noGrpc(redisPort)],
+  ];
+
+  it.each([0, 1, 2, 3])(
+    'serve, case %i',
+    async (index) => {
+      const [name, url, mentions] = cases()[index];
+      // A wait of a minute: a refusal after any retry is seen in the log's retry lines (none), not timed.
+      const run = await serve(`esdb-wrong-${index}`, { MAILBOX_EVENTSTORE_URL: url, MAILBOX_STARTUP_RETRY_MS: '60000' }, 90_000);
+      const retries = run.stdout.split('\n').filter((line) => /retrying/.test(line));
+      expect({ name, retries }).toEqual({ name, retries: [] });
+      expectOneLine(run, 'MAILBOX_EVENTSTORE_URL', ...mentions); // no DEP0123 warning above it
+      expect(run.stderr).not.toMatch(/unreachable|DEP0123/);
+    },
+    120_000,
+  );
 });
 
 describe('one mailbox per data dir (the SQLite views owner lock)', () => {

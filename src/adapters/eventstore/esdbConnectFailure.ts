@@ -13,7 +13,7 @@ const PLAIN_ANSWER_TO_TLS = /wrong version number|WRONG_VERSION_NUMBER|packet le
 const NO_SESSION = /Failed to connect|Connection dropped|Protocol error/i;
 
 /** Whether the URL asks for TLS: `tls=true`, or no `tls` parameter (the client's default). */
-function asksForTls(url: string): boolean {
+export function asksForTls(url: string): boolean {
   const query = url.indexOf('?') < 0 ? '' : url.slice(url.indexOf('?') + 1);
   const tls = new URLSearchParams(query).get('tls');
   return tls === null || tls.toLowerCase() !== 'false';

@@ -18,6 +18,7 @@ import {
   type RedisConnectionOptions,
 } from './adapters/projections/redisConnection';
 import { parseRedisUrl, redisHostsOf } from './adapters/projections/redisTopology';
+import { acceptsAnyPassword, anyPasswordWarning } from './adapters/projections/redisOpenAuth';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { EsdbEventStore } from './adapters/eventstore/esdbEventStore';
 import { asksForTls, esdbFailureCause } from './adapters/eventstore/esdbConnectFailure';
@@ -33,7 +34,8 @@ const inSeconds = (ms: number): string => `${Math.round(ms / 100) / 10}s`;
 interface Backend {
   name: string;
   variable: string;
-  probe(): Promise<void>;
+  /** Resolves once the server answers; `logger`: for what the answer warns of (the server still serves). */
+  probe(logger: Logger): Promise<void>;
   /** The give-up line's words on the driver's error (default: briefCause). */
   cause?(raw: string): string;
 }
@@ -64,7 +66,7 @@ async function waitFor(backend: Backend, retryMs: number, logger: Logger, interr
   let delay = FIRST_DELAY_MS;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await backend.probe();
+      await backend.probe(logger);
       if (attempt > 1) logger.info({ attempt }, `${backend.name} is reachable`);
       return;
     } catch (error) {
@@ -150,7 +152,7 @@ function redisBackend(redisUrl: string, variable: string, options: RedisConnecti
   return {
     name: `Redis at ${redactUrl(redisUrl)}`,
     variable,
-    async probe() {
+    async probe(logger) {
       // One reachable host is enough: Sentinel and Cluster clients find the others from it.
       const hosts = redisHostsOf(parseRedisUrl(redisUrl));
       await Promise.any(hosts.map(({ host, port }) => tcpReachable(host, port, `Redis at ${redactUrl(redisUrl)}`))).catch(
@@ -162,10 +164,28 @@ function redisBackend(redisUrl: string, variable: string, options: RedisConnecti
         const refusal = (error as { cause?: unknown }).cause;
         throw isHandshakeRefusal(refusal) ? new StartupError((error as Error).message, { variable }, { cause: refusal }) : error;
       });
-      client.disconnect();
+      try {
+        const { username, password } = { ...credentialsOf(redisUrl), ...definedOnly(options) };
+        if (password !== undefined && (await acceptsAnyPassword(client, username)))
+          logger.warn({ redis: redactUrl(redisUrl), variable }, anyPasswordWarning(`Redis at ${redactUrl(redisUrl)}`, username));
+      } finally {
+        client.disconnect();
+      }
     },
   };
 }
+
+/** The URL's own credentials (an empty user name, as in redis://:password@host, is the default user). */
+function credentialsOf(url: string): { username?: string; password?: string } {
+  const { username, password } = parseRedisUrl(url);
+  return { username: username || undefined, password };
+}
+
+/** The options' credentials (MAILBOX_REDIS_USERNAME/PASSWORD), which win over the URL's, where set. */
+const definedOnly = ({ username, password }: RedisConnectionOptions) => ({
+  ...(username === undefined ? {} : { username }),
+  ...(password === undefined ? {} : { password }),
+});
 
 /**
  * The heartbeat's own nudge Redis (--redis-url / MAILBOX_HEARTBEAT_REDIS_URL), checked at start as the mailbox's is:

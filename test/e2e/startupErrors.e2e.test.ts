@@ -803,6 +803,63 @@ test.concurrent('stopped during a first start on an empty log: said as position 
   }
 });
 
+// Redis 7 takes any password for a user with nopass (the default user of a server without requirepass): an operator who
+// set one (MAILBOX_REDIS_PASSWORD, or redis://:password@host) believed the views protected, and the start said nothing.
+describe('a password given to a Redis that accepts any password: one warning line at start, and it serves', () => {
+  const servers = startedOnce(
+    async () => {
+      const [open, guarded] = [await freePort(), await freePort()];
+      return {
+        open,
+        guarded,
+        children: [await spawnRedis(open), await spawnRedis(guarded, ['--requirepass', 'the-redis-password-0123'])],
+      };
+    },
+    async ({ children }) => {
+      for (const child of children) await stopChild(child);
+    },
+  );
+  const anyPassword = (run: CliRun) => logLines(run).filter((line) => /accepts any password/.test(line.msg));
+
+  test.concurrent.each([
+    [
+      'in MAILBOX_REDIS_PASSWORD',
+      (port: number) => ({ MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`, MAILBOX_REDIS_PASSWORD: 'pw' }),
+    ],
+    ['in the URL', (port: number) => ({ MAILBOX_REDIS_URL: `redis://:pw@127.0.0.1:${port}` })],
+  ])('no requirepass, the password %s: warned, with how to protect it', async (name, env) => {
+    const { open } = await servers();
+    const run = await serveUntilListening(path.join(root, `redis-any-password-${name.length}`), {
+      ...env(open),
+      MAILBOX_REDIS_NAMESPACE: `any-password-${name.length}`, // each its own log's views
+    });
+    expect(run.code).toBe(0);
+    expect(anyPassword(run).map((line) => [line.level, line.msg])).toEqual([
+      [
+        40,
+        expect.stringMatching(
+          new RegExp(`^Redis at redis://(\\*\\*\\*@)?127\\.0\\.0\\.1:${open} accepts any password for its user 'default'`),
+        ),
+      ],
+    ]);
+    expect(anyPassword(run)[0].msg).toContain(
+      'requirepass <password> in redis.conf, or ACL SETUSER default resetpass ><password>',
+    );
+    expect(run.stdout).not.toContain('"pw"');
+  });
+
+  test.concurrent('with requirepass and its password: listening, and no such warning', async () => {
+    const { guarded } = await servers();
+    const run = await serveUntilListening(path.join(root, 'redis-guarded'), {
+      MAILBOX_REDIS_URL: `redis://127.0.0.1:${guarded}`,
+      MAILBOX_REDIS_PASSWORD: 'the-redis-password-0123',
+    });
+    expect(run.code).toBe(0);
+    expect(logLines(run).some((line) => line.msg.startsWith('mailbox listening on'))).toBe(true); // the positive signal first
+    expect(anyPassword(run)).toEqual([]);
+  });
+});
+
 // Last, one at a time, after every concurrent test above has ended: their deadlines are short (an EventStoreDB client's
 // 500-1,000 ms; a test of four starts and stops in turn), and beside other starting processes, on a loaded machine, they
 // were met by the client's timeout instead of the refusal, or went past the test's.

@@ -43,10 +43,13 @@ export async function createProjectionAdapters(
   let sharedLimits: SharedLimits | null = null;
   try {
     // Every API node draws an agent's requests from one bucket (MAILBOX_RATE_LIMIT_*), on its own connection.
-    sharedLimits = new RedisSharedLimits(
+    const limits = new RedisSharedLimits(
       await connectRedis(url, { name: 'mailbox-shared-limits', ...redisOptionsOf(config) }),
       new RedisKeys(config.redisNamespace),
     );
+    sharedLimits = limits;
+    // What the request's rate limit found (Redis silent) is not waited for again by its read (one deadline, not two).
+    if (!isClusterUrl(url)) projectionStore.shareSilence(() => limits.silence);
     const publisher = await connectRedis(url, { name: 'mailbox-wake-publisher', ...redisOptionsOf(config) });
     const wakeBus = ownViewsOnly(
       new RedisWakeBus(

@@ -1,7 +1,8 @@
 /**
  * While Redis stalls (SIGSTOP), each API node limits on its own; its log says so once when that starts (what it
  * limits how meanwhile) and once when the shared limits answer again (SIGCONT), not once per request: an outage met
- * by every request of a swarm would flood the log for as long as it lasts.
+ * by every request of a swarm would flood the log for as long as it lasts. And the first request to meet the stall is
+ * answered within one MAILBOX_REDIS_TIMEOUT_MS, as the next ones are.
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -13,6 +14,8 @@ interface LogLine {
   msg: string;
 }
 
+/** The server's Redis deadline (MAILBOX_REDIS_TIMEOUT_MS): the last test's margins are its multiples. */
+const DEADLINE_MS = 1500;
 const WARN = 40;
 const INFO = 30;
 const lines: LogLine[] = [];
@@ -28,7 +31,7 @@ beforeAll(async () => {
     {
       redisUrl: redis.url,
       redisNamespace: `limitslog-${randomUUID().slice(0, 8)}`,
-      redisTimeoutMs: 400,
+      redisTimeoutMs: DEADLINE_MS,
       rateLimitPerSecond: 50,
       rateLimitBurst: 200,
       maxWakeStreamsPerAgent: 16,
@@ -78,4 +81,24 @@ test('a stalled Redis: one warning when this node starts limiting on its own, on
   for (const identity of ['@a', '@b', '@c']) expect((await count(t[identity])).status).toBe(200);
   expect(sharedLimitLines(WARN)).toHaveLength(1);
   expect(sharedLimitLines(INFO)).toHaveLength(1);
+});
+
+// It waited one deadline for the rate limiter's shared bucket, then as long again for its read of the views (two in all,
+// later requests one): the outage the first call found was known only to the shared limits.
+test('a stalled Redis: the first request is answered 503 within one deadline, and the next ones too', async () => {
+  for (const identity of ['@a', '@b', '@c']) expect((await count(t[identity])).status).toBe(200);
+  redis.pause!();
+  const answers: Array<{ status: number; ms: number }> = [];
+  try {
+    for (const identity of ['@a', '@b', '@c']) {
+      const started = performance.now();
+      const { status } = await count(t[identity]);
+      answers.push({ status, ms: performance.now() - started });
+    }
+  } finally {
+    redis.resume!();
+  }
+  expect(answers.map(({ status }) => status)).toEqual([503, 503, 503]);
+  // One deadline, with a generous margin for a loaded machine: two are at least 2 x DEADLINE_MS.
+  for (const { ms } of answers) expect(ms).toBeLessThan(1.8 * DEADLINE_MS);
 });

@@ -18,7 +18,7 @@
  */
 import type { Logger } from 'pino';
 import { READ_MODEL_VERSION } from '../../projections/readModel/readModelVersion';
-import { MailboxError, operatorNeeded } from '../../errors';
+import { MailboxError, operatorNeeded, unavailable } from '../../errors';
 import type { ListQuery } from '../../projections/listQuery';
 import {
   ProjectionCheckpointRewound,
@@ -116,6 +116,8 @@ export class RedisProjectionStore implements ProjectionStore {
   /** Evictions seen while a generation was active: its views may miss entries (readiness says so until a rebuild). */
   private evictedFrom: { generation: string; problem: string } | null = null;
   private lookedForEvictionsAt = 0;
+  /** Another connection's finding that this Redis does not answer now (shareSilence), else null. */
+  private silence: () => Error | null = () => null;
 
   constructor(
     private readonly client: RedisClient,
@@ -458,7 +460,19 @@ export class RedisProjectionStore implements ProjectionStore {
     await closeRedis(this.client);
   }
 
+  /**
+   * Reads fail at once while `silence` says this Redis does not answer (the shared limits' connection found it: a
+   * deadline passed there, and its ping has not answered since). The first request to meet a stalled Redis waited a
+   * whole MAILBOX_REDIS_TIMEOUT_MS for the rate limit's call, then as long again for its read: two deadlines, later
+   * ones one. Only for one Redis node (or a Sentinel's master): a Cluster's shared limits live on another shard.
+   */
+  shareSilence(silence: () => Error | null): void {
+    this.silence = silence;
+  }
+
   private async read<T>(query: (prefix: string) => Promise<T>): Promise<T> {
+    const silent = this.silence();
+    if (silent !== null) throw unavailable('Redis projections', (silent as { cause?: unknown }).cause ?? silent);
     return redisCall('Redis projections', async () => {
       const prefix = await this.generationsOfViews.current();
       const claimed = this.claimed;

@@ -121,6 +121,15 @@ export class RedisSharedLimits implements SharedLimits {
     };
   }
 
+  /**
+   * The outage while it is Redis not answering (a deadline passed, the connection lost), else null: a Redis that
+   * answers with a refusal (OOM: full, writes refused) still answers reads.
+   */
+  get silence(): Error | null {
+    const cause = (this.outage as { cause?: unknown } | null)?.cause;
+    return this.outage !== null && (cause as Error | undefined)?.name !== 'ReplyError' ? this.outage : null;
+  }
+
   take(key: string, perSecond: number, burst: number, count = 1): Promise<number> {
     return this.unlessOut(() =>
       redisCall('Redis rate limit', () =>

@@ -40,7 +40,10 @@ function atCurrentSchema(row: JsonTextRow): JsonTextRow {
 }
 
 export class SqliteJsonLog implements JsonTextLog {
-  private constructor(private readonly db: SqliteDatabase) {}
+  private constructor(
+    private readonly db: SqliteDatabase,
+    private readonly file: string,
+  ) {}
 
   static open(file: string): SqliteJsonLog {
     // Opening would create a missing file; a reader must never do that.
@@ -63,15 +66,34 @@ export class SqliteJsonLog implements JsonTextLog {
       db.close();
       throw isUnreadableFileError(error) ? new UnreadableLogFile(file, error) : error;
     }
-    return new SqliteJsonLog(db);
+    return new SqliteJsonLog(db, file);
   }
 
   head(): bigint | null {
-    const row = this.db.prepare('SELECT MAX(position) AS position FROM events').get() as { position: number | null };
-    return row.position === null ? null : BigInt(row.position);
+    return this.reading(() => {
+      const row = this.db.prepare('SELECT MAX(position) AS position FROM events').get() as { position: number | null };
+      return row.position === null ? null : BigInt(row.position);
+    });
   }
 
   page(after: bigint | null, stream: string | null, limit: number): JsonTextRow[] {
+    return this.reading(() => this.rows(after, stream, limit));
+  }
+
+  /**
+   * A damaged page met by a read after the file opened: said as the file it is (UnreadableLogFile), as
+   * SqliteEventStore.readAll says it. `audit replay --json` printed INTERNAL "database disk image is malformed" where
+   * the text replay said "Event log unreadable", naming the file and the remedies.
+   */
+  private reading<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      throw isUnreadableFileError(error) ? new UnreadableLogFile(this.file, error) : error;
+    }
+  }
+
+  private rows(after: bigint | null, stream: string | null, limit: number): JsonTextRow[] {
     const statement = this.db
       .prepare(
         `SELECT ${COLUMNS} FROM events WHERE position > ?${stream !== null ? ' AND stream = ?' : ''} ` +

@@ -97,7 +97,7 @@ test('a backup taken during a send load holds every send acknowledged before it 
   expect(verify.code).toBe(0);
 });
 
-describe('refusals: one envelope line, a non-zero exit, nothing written', () => {
+describe('refusals with --json: one envelope line, a non-zero exit, nothing written', () => {
   let root: string;
   let dataDir: string;
   beforeAll(async () => {
@@ -113,7 +113,7 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
   test('an existing file is never overwritten', async () => {
     const existing = path.join(root, 'taken.sqlite');
     fs.writeFileSync(existing, 'an older backup');
-    const run = await runCli(['backup', existing], { MAILBOX_DATA_DIR: dataDir });
+    const run = await runCli(['backup', '--json', existing], { MAILBOX_DATA_DIR: dataDir });
     expect(run.code).toBe(2);
     expect(envelope(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'destination' });
     expect(envelope(run.stderr).message).toContain(`${existing} already exists: mailbox backup never overwrites a file`);
@@ -131,7 +131,7 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
   test('a directory is not a file name: the error gives one in it', async () => {
     const directory = path.join(root, 'backups-dir');
     fs.mkdirSync(directory);
-    const run = await runCli(['backup', `${directory}/`], { MAILBOX_DATA_DIR: dataDir });
+    const run = await runCli(['backup', '--json', `${directory}/`], { MAILBOX_DATA_DIR: dataDir });
     expect(run.code).toBe(2);
     expect(envelope(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'destination' });
     expect(envelope(run.stderr).message).toMatch(
@@ -144,7 +144,7 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
 
   test('a directory that does not exist is not created', async () => {
     const target = path.join(root, 'no-such-dir', 'events.sqlite');
-    const run = await runCli(['backup', target], { MAILBOX_DATA_DIR: dataDir });
+    const run = await runCli(['backup', '--json', target], { MAILBOX_DATA_DIR: dataDir });
     expect(run.code).toBe(2);
     expect(envelope(run.stderr).message).toContain(`The directory ${path.dirname(target)} does not exist: create it first`);
     expect(fs.existsSync(path.dirname(target))).toBe(false);
@@ -152,7 +152,7 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
 
   test('no log where the configuration points: not found, exit 1, and no log created', async () => {
     const missing = path.join(root, 'nothing-here');
-    const run = await runCli(['backup', path.join(root, 'x.sqlite')], { MAILBOX_DATA_DIR: missing });
+    const run = await runCli(['backup', '--json', path.join(root, 'x.sqlite')], { MAILBOX_DATA_DIR: missing });
     expect(run.code).toBe(1);
     expect(envelope(run.stderr)).toMatchObject({ code: 'NOT_FOUND', field: 'MAILBOX_DATA_DIR' });
     expect(fs.existsSync(missing)).toBe(false);
@@ -167,7 +167,7 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
     const log = path.join(notes, 'events.sqlite');
     fs.writeFileSync(log, 'these are notes, not an event log\n');
     const target = path.join(root, 'from-notes.sqlite');
-    const run = await runCli(['backup', target], { MAILBOX_DATA_DIR: notes });
+    const run = await runCli(['backup', '--json', target], { MAILBOX_DATA_DIR: notes });
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(envelope(run.stderr)).toMatchObject({
@@ -184,10 +184,10 @@ describe('refusals: one envelope line, a non-zero exit, nothing written', () => 
   });
 
   test('a log in a server memory, and an EventStoreDB log, are refused with their own way to a backup', async () => {
-    const memory = await runCli(['backup', path.join(root, 'm.sqlite')], { MAILBOX_EVENTSTORE_URL: 'memory:' });
+    const memory = await runCli(['backup', '--json', path.join(root, 'm.sqlite')], { MAILBOX_EVENTSTORE_URL: 'memory:' });
     expect(memory.code).toBe(1);
     expect(envelope(memory.stderr)).toMatchObject({ code: 'NOT_FOUND', field: 'MAILBOX_EVENTSTORE_URL' });
-    const esdb = await runCli(['backup', path.join(root, 'e.sqlite')], {
+    const esdb = await runCli(['backup', '--json', path.join(root, 'e.sqlite')], {
       MAILBOX_EVENTSTORE_URL: 'esdb://admin:s3cret-pass@127.0.0.1:1?tls=false',
     });
     expect(esdb.code).toBe(2);

@@ -81,9 +81,6 @@ test.each<['root' | 'first leaf', string[]]>([
   ['first leaf', ['projections', 'rebuild']],
   ['root', ['audit', 'replay']],
   ['root', ['projections', 'status']],
-  // --json reads the file straight (its JSON text): it said INTERNAL "database disk image is malformed".
-  ['first leaf', ['audit', 'replay', '--json']],
-  ['root', ['audit', 'replay', '--json']],
 ])(
   'a damaged %s page of the log: mailbox %j says Event log unreadable, exit code 2, the file left as it was',
   async (which, args) => {
@@ -91,7 +88,9 @@ test.each<['root' | 'first leaf', string[]]>([
     const log = path.join(dataDir, 'events.sqlite');
     const damaged = damagePage(log, pageOfEvents(log, which));
 
-    const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir });
+    // --json: the envelope (audit replay --json reads the file's JSON text straight: it said INTERNAL "database disk
+    // image is malformed").
+    const run = await runCli([...args, '--json'], { MAILBOX_DATA_DIR: dataDir });
     expect(run.stderr.trimEnd().split('\n')).toEqual([unreadable(dataDir)]);
     expect(run.code).toBe(2);
     expect(fs.readFileSync(log).equals(damaged)).toBe(true);

@@ -19,8 +19,8 @@ beforeEach(() => {
 test.each([
   ['--grace-ms', '2s', 2000],
   ['--settle-ms', '1500ms', 1500],
-])('projections rebuild %s %s: one envelope line suggesting %d, exit 2, nothing created', async (flag, value, ms) => {
-  const run = await runCli(['projections', 'rebuild', flag, value], { MAILBOX_DATA_DIR: dataDir });
+])('projections rebuild %s %s --json: one envelope line suggesting %d, exit 2, nothing created', async (flag, value, ms) => {
+  const run = await runCli(['projections', 'rebuild', flag, value, '--json'], { MAILBOX_DATA_DIR: dataDir });
   expect(run.stdout).toBe('');
   expect(run.stderr.trim().split('\n')).toHaveLength(1);
   expect(JSON.parse(run.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: flag });

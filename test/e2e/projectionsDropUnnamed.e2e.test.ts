@@ -25,7 +25,7 @@ test('no generation named: the form and the generations it can drop, exit code 2
   const status = async () => JSON.parse((await runCli(['projections', 'status'], env)).stdout) as Record<string, unknown>;
   expect(await status()).toMatchObject({ activeGeneration: 'g2', keptGenerations: ['g1'] });
 
-  const run = await runCli(['projections', 'drop'], env);
+  const run = await runCli(['projections', 'drop', '--json'], env);
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
   expect(oneLine(run)).toEqual({
     error: 'No generation named',
@@ -41,7 +41,7 @@ test('no generation named: the form and the generations it can drop, exit code 2
 
 test('no generation named and no event log: still the usage error (exit code 2), saying there is none; nothing created', async () => {
   const dataDir = path.join(tempDir('mailbox-drop-unnamed-'), 'data');
-  const run = await runCli(['projections', 'drop'], { MAILBOX_DATA_DIR: dataDir });
+  const run = await runCli(['projections', 'drop', '--json'], { MAILBOX_DATA_DIR: dataDir });
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
   expect(oneLine(run)).toMatchObject({
     error: 'No generation named',

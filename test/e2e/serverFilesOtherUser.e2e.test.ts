@@ -123,7 +123,7 @@ test('backup, audit verify and projections status in a data dir this user may no
       ['audit', 'verify'],
       ['projections', 'status'],
     ]) {
-      const run = await runCliAsOtherUser(args, { MAILBOX_DATA_DIR: dataDir });
+      const run = await runCliAsOtherUser([...args, '--json'], { MAILBOX_DATA_DIR: dataDir });
       expect({ args, code: run.code, stdout: run.stdout, said: JSON.parse(run.stderr) }).toEqual({
         args,
         code: 2,

@@ -773,7 +773,7 @@ describe('a Redis that answers and refuses the handshake: one line saying what i
       const { port } = await redis();
       const dataDir = path.join(root, 'redis-refused-status');
       await (await createMailbox({ dataDir, views: 'memory', adminToken: ADMIN_TOKEN, logLevel: 'silent' })).close(); // a log
-      const run = await runCli(['projections', 'status'], {
+      const run = await runCli(['projections', 'status', '--json'], {
         MAILBOX_DATA_DIR: dataDir,
         MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}`,
         MAILBOX_REDIS_PASSWORD: 'not-the-password',
@@ -877,7 +877,9 @@ test.each([
   ['audit', 'replay'],
 ])('mailbox %s %s with EventStoreDB unreachable: the envelope names the host and MAILBOX_EVENTSTORE_URL', async (...command) => {
   const port = await deadPort();
-  const run = await runCli(command, { MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500` });
+  const run = await runCli([...command, '--json'], {
+    MAILBOX_EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false&defaultDeadline=500`,
+  });
   // It said "The event store (EventStoreDB) is unavailable; retry later (the request was not applied)": no host, no variable;
   // then that text in the parentheses where the socket's error belongs.
   expect(JSON.parse(run.stderr.trim().split('\n').at(-1)!)).toMatchObject({

@@ -86,7 +86,7 @@ test('the operator tools refuse it in their envelope (audit, projections), and h
       ['audit', 'replay'],
       ['projections', 'status'],
     ]) {
-      const run = await runCli(args, { MAILBOX_REDIS_URL: '' }, { cwd });
+      const run = await runCli([...args, '--json'], { MAILBOX_REDIS_URL: '' }, { cwd });
       expect(run.code).toBe(2);
       expect(JSON.parse(run.stderr)).toMatchObject({
         code: 'VALIDATION_FAILED',

@@ -34,7 +34,7 @@ test('audit and projections: an unset MAILBOX_LOG_LEVEL is warn, an empty or bad
   const unset = await runCli(['audit', 'replay'], { MAILBOX_DATA_DIR: dataDir });
   expect(unset).toMatchObject({ code: 0, stderr: '0 of 0 events shown\n' }); // its summary, and no log line
   // Empty is refused as serve refuses it (it was read as unset), never taken as a default.
-  const empty = await runCli(['audit', 'replay'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: '' });
+  const empty = await runCli(['audit', 'replay', '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: '' });
   expect(empty.code).toBe(2);
   expect(JSON.parse(empty.stderr)).toMatchObject({
     code: 'VALIDATION_FAILED',
@@ -45,7 +45,7 @@ test('audit and projections: an unset MAILBOX_LOG_LEVEL is warn, an empty or bad
     ['audit', 'replay'],
     ['projections', 'status'],
   ]) {
-    const bad = await runCli(args, { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'loud' });
+    const bad = await runCli([...args, '--json'], { MAILBOX_DATA_DIR: dataDir, MAILBOX_LOG_LEVEL: 'loud' });
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr)).toMatchObject({
       code: 'VALIDATION_FAILED',

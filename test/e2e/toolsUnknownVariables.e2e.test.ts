@@ -18,8 +18,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }));
 
-test('projections status with a misspelled variable and no log here: the warning in its log, then its envelope', async () => {
-  const run = await runCli(['projections', 'status'], { MAILBOX_DATA_DIRR: '/srv/mailbox' }, { cwd });
+test('projections status --json with a misspelled variable and no log here: the warning in its log, then its envelope', async () => {
+  const run = await runCli(['projections', 'status', '--json'], { MAILBOX_DATA_DIRR: '/srv/mailbox' }, { cwd });
   const lines = run.stderr
     .trimEnd()
     .split('\n')

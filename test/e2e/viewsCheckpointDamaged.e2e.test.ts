@@ -36,7 +36,7 @@ test('a damaged checkpoint page: audit verify refuses it in one line, serve move
   const env = { MAILBOX_DATA_DIR: dataDir };
 
   // A reader leaves the file as it is and says what to do.
-  const verify = await runCli(['audit', 'verify'], env);
+  const verify = await runCli(['audit', 'verify', '--json'], env);
   expect(verify.code).toBe(2);
   expect(verify.stdout).toBe('');
   expect(verify.stderr.trimEnd().split('\n')).toEqual([

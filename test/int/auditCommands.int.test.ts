@@ -177,7 +177,7 @@ describe('mailbox audit (SQLite, direct access)', () => {
       ],
       ['Bogus', "'Bogus', which is not an event type"],
     ]) {
-      const { code, stdout, stderr } = await audit(['replay', '--type', types], env);
+      const { code, stdout, stderr } = await audit(['replay', '--type', types, '--json'], env);
       expect({ types, code, stdout }).toEqual({ types, code: 2, stdout: '' }); // nothing replayed
       const envelope = JSON.parse(stderr);
       expect(envelope).toMatchObject({ code: 'VALIDATION_FAILED', field: '--type', issues: [{ field: '--type' }] });
@@ -190,7 +190,7 @@ describe('mailbox audit (SQLite, direct access)', () => {
 
   test('a --type that names no type is refused (exit 2), not answered with an empty replay; --from is named as typed', async () => {
     for (const types of ['', ',', ' , ']) {
-      const { code, stdout, stderr } = await audit(['replay', '--type', types], env);
+      const { code, stdout, stderr } = await audit(['replay', '--type', types, '--json'], env);
       expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
       expect(JSON.parse(stderr)).toMatchObject({
         code: 'VALIDATION_FAILED',
@@ -198,7 +198,7 @@ describe('mailbox audit (SQLite, direct access)', () => {
         message: expect.stringContaining("'--type' names no event type; give one or more of AgentRegistered, "),
       });
     }
-    const from = await audit(['replay', '--from', '12a'], env);
+    const from = await audit(['replay', '--from', '12a', '--json'], env);
     expect(from.code).toBe(2);
     expect(JSON.parse(from.stderr)).toMatchObject({
       code: 'VALIDATION_FAILED',
@@ -271,18 +271,18 @@ describe('mailbox audit (SQLite, direct access)', () => {
   });
 
   test("unwoken: a bad --sla is named as typed, a bad MAILBOX_WAKE_SLA_MS in serve's words (both were \"'sla'\")", async () => {
-    const typed = await audit(['unwoken', '--sla', 'abc'], env);
+    const typed = await audit(['unwoken', '--sla', 'abc', '--json'], env);
     expect(typed.code).toBe(2);
     expect(JSON.parse(typed.stderr)).toMatchObject({
       field: '--sla',
       message: "audit unwoken: '--sla' must be a duration such as 250ms, 90s, 10m, 1h, 1d or a number of milliseconds",
     });
-    const long = await audit(['unwoken', '--sla', '99999999999999999999'], env);
+    const long = await audit(['unwoken', '--sla', '99999999999999999999', '--json'], env);
     expect(JSON.parse(long.stderr)).toMatchObject({
       field: '--sla',
       message: "audit unwoken: '--sla' takes at most 9007199254740991 ms",
     });
-    const variable = await audit(['unwoken'], { ...env, MAILBOX_WAKE_SLA_MS: 'abc' });
+    const variable = await audit(['unwoken', '--json'], { ...env, MAILBOX_WAKE_SLA_MS: 'abc' });
     expect(variable.code).toBe(2);
     expect(JSON.parse(variable.stderr)).toMatchObject({
       error: 'Invalid configuration',
@@ -309,10 +309,10 @@ describe('mailbox audit (SQLite, direct access)', () => {
   });
 
   test('message: an unknown id is MESSAGE_NOT_FOUND (exit 1); a malformed id is rejected (exit 2)', async () => {
-    const missing = await audit(['message', '00000000-0000-4000-8000-000000000000'], env);
+    const missing = await audit(['message', '00000000-0000-4000-8000-000000000000', '--json'], env);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr)).toMatchObject({ code: 'MESSAGE_NOT_FOUND' });
-    const malformed = await audit(['message', 'not-an-id'], env);
+    const malformed = await audit(['message', 'not-an-id', '--json'], env);
     expect(malformed.code).toBe(2);
     expect(JSON.parse(malformed.stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: 'messageId' });
   });
@@ -331,12 +331,12 @@ describe('mailbox audit (SQLite, direct access)', () => {
       ['read_by_recipient', broadcastId, '@d'],
       ['received', directId, '@c'],
     ]);
-    const nobody = await audit(['agent', '@nobody'], env);
+    const nobody = await audit(['agent', '@nobody', '--json'], env);
     expect(nobody.code).toBe(1);
     expect(JSON.parse(nobody.stderr)).toMatchObject({ code: 'AGENT_NOT_FOUND', identity: '@nobody' });
     expect(JSON.parse(nobody.stderr)).not.toHaveProperty('suggestions');
     // A case variant of a registered identity: the one meant is named (never shown in its place).
-    const recased = await audit(['agent', '@A'], env);
+    const recased = await audit(['agent', '@A', '--json'], env);
     expect(recased.code).toBe(1);
     expect(recased.stdout).toBe('');
     expect(JSON.parse(recased.stderr)).toMatchObject({

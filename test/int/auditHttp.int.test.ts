@@ -119,7 +119,7 @@ describe('mailbox audit over HTTP', () => {
 
   test('--stream over HTTP (a scan): a stream the log does not hold is "not found" (exit 1); one before --from is an empty range', async () => {
     const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
-    const missing = await audit(['replay', '--stream', 'mailbox-agent', '--url', server.url], env);
+    const missing = await audit(['replay', '--stream', 'mailbox-agent', '--url', server.url, '--json'], env);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe('');
     expect(JSON.parse(missing.stderr)).toMatchObject({ code: 'NOT_FOUND', field: '--stream', stream: 'mailbox-agent' });
@@ -309,11 +309,11 @@ describe('mailbox audit over HTTP', () => {
   });
 
   test("an agent token is refused with the server's envelope (exit 2); no token is refused before any request", async () => {
-    const refused = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: tokens['@a'] });
+    const refused = await audit(['replay', '--url', server.url, '--json'], { MAILBOX_AUDIT_TOKEN: tokens['@a'] });
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'FORBIDDEN' });
-    const anonymous = await audit(['replay', '--url', server.url]);
+    const anonymous = await audit(['replay', '--url', server.url, '--json']);
     expect(anonymous.code).toBe(2);
     expect(JSON.parse(anonymous.stderr)).toMatchObject({
       code: 'UNAUTHENTICATED',
@@ -332,7 +332,7 @@ describe('mailbox audit over HTTP', () => {
       [[], { MAILBOX_AUDIT_TOKEN: retiredToken }, 'MAILBOX_AUDIT_TOKEN', 'Agent @gone was retired; its token no longer works.'],
     ] as const) {
       for (const command of [['replay'], ['agent', '@a'], ['unwoken'], ['message', messageId]]) {
-        const run = await audit([...command, '--url', server.url, ...args], env);
+        const run = await audit([...command, '--url', server.url, ...args, '--json'], env);
         expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
         const refusal = JSON.parse(run.stderr);
         expect(refusal).toMatchObject({ error: 'Unauthenticated', code: 'UNAUTHENTICATED', field: from });
@@ -356,7 +356,7 @@ describe('mailbox audit over HTTP', () => {
       ['', 'is set but empty (a ${VARIABLE} substituted while VARIABLE was unset?)'],
       ['   ', 'is blank (only spaces)'],
     ]) {
-      const fromEnv = await audit(['replay', '--url', server.url], { MAILBOX_AUDIT_TOKEN: value });
+      const fromEnv = await audit(['replay', '--url', server.url, '--json'], { MAILBOX_AUDIT_TOKEN: value });
       expect({ code: fromEnv.code, stdout: fromEnv.stdout }).toEqual({ code: 2, stdout: '' });
       expect(JSON.parse(fromEnv.stderr)).toEqual({
         error: 'Invalid configuration',
@@ -366,7 +366,7 @@ describe('mailbox audit over HTTP', () => {
           `MAILBOX_AUDIT_TOKEN ${what}: set it to an auditor's token (mailbox agent add @ops --role auditor prints one) ` +
           'or the admin token, or unset it and pass --token <token>.',
       });
-      const fromFlag = await audit(['unwoken', '--url', server.url, '--token', value]);
+      const fromFlag = await audit(['unwoken', '--url', server.url, '--token', value, '--json']);
       expect({ code: fromFlag.code, stdout: fromFlag.stdout }).toEqual({ code: 2, stdout: '' });
       expect(JSON.parse(fromFlag.stderr)).toEqual({
         error: 'Validation failed',
@@ -391,7 +391,7 @@ describe('mailbox audit over HTTP', () => {
   // nothing (without --url, audit reads the configured store, never a server).
   test('no server at --url: refused naming --url only, not MAILBOX_URL, which audit does not read (exit 2)', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const run = await audit(['replay', '--url', url], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] });
+    const run = await audit(['replay', '--url', url, '--json'], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] });
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toEqual({
       error: 'Mailbox unreachable',
@@ -406,7 +406,7 @@ describe('mailbox audit over HTTP', () => {
     // They said "(--url or MAILBOX_URL)": an auditor who set MAILBOX_URL changed nothing, audit reads --url only.
     const env = { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] };
     const bare = server.url.replace(/^http:\/\//, '');
-    const noScheme = await audit(['unwoken', '--url', bare], env);
+    const noScheme = await audit(['unwoken', '--url', bare, '--json'], env);
     expect({ code: noScheme.code, stdout: noScheme.stdout }).toEqual({ code: 2, stdout: '' });
     expect(JSON.parse(noScheme.stderr)).toEqual({
       error: 'Invalid mailbox URL',
@@ -414,7 +414,7 @@ describe('mailbox audit over HTTP', () => {
       field: 'url',
       message: `The mailbox URL '${bare}' is not an http:// or https:// URL; give the server's address, e.g. http://127.0.0.1:7420 (--url).`,
     });
-    const apiPath = await audit(['replay', '--url', `${server.url}/v1`], env);
+    const apiPath = await audit(['replay', '--url', `${server.url}/v1`, '--json'], env);
     expect({ code: apiPath.code, stdout: apiPath.stdout }).toEqual({ code: 2, stdout: '' });
     expect(JSON.parse(apiPath.stderr)).toEqual({
       error: 'Invalid mailbox URL',

@@ -878,7 +878,7 @@ describe('mailbox audit verify (CLI)', () => {
   });
 
   test('verify refuses --url: it needs the stores themselves', async () => {
-    const { code, stderr } = await audit(['verify', '--url', 'http://127.0.0.1:1'], {});
+    const { code, stderr } = await audit(['verify', '--url', 'http://127.0.0.1:1', '--json'], {});
     expect(code).toBe(2);
     expect(JSON.parse(stderr)).toMatchObject({ code: 'VALIDATION_FAILED', field: '--url' });
   });
@@ -974,7 +974,7 @@ describe('mailbox audit verify (CLI)', () => {
       } finally {
         damage.disconnect();
       }
-      const damaged = await audit(['verify'], env);
+      const damaged = await audit(['verify', '--json'], env);
       expect(damaged.code).toBe(2);
       expect(JSON.parse(damaged.stderr)).toEqual({
         error: 'Views damaged',

@@ -989,7 +989,7 @@ describe('the commands outside the server, on EventStoreDB without Redis (views 
 
     const err = capture();
     process.exitCode = undefined;
-    await runStatusCommand({ stdout: capture().stream, stderr: err.stream, env });
+    await runStatusCommand({ stdout: capture().stream, stderr: err.stream, env }, { json: true });
     expect(process.exitCode).toBe(2);
     process.exitCode = undefined;
     const refusal = JSON.parse(err.text()) as { message: string };

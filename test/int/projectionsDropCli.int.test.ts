@@ -19,10 +19,11 @@ import { runProjections, theOneLine } from '../support/projectionsCli';
 
 const env = (dir: string) => ({ MAILBOX_DATA_DIR: dir });
 const rebuild = (dir: string, flags: Record<string, unknown> = {}) =>
-  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', ...flags }), env(dir));
+  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true, ...flags }), env(dir));
 const status = async (dir: string): Promise<Record<string, unknown>> =>
   JSON.parse((await runProjections((io) => runStatusCommand(io), env(dir))).out);
-const drop = (dir: string, generation: string) => runProjections((io) => runDropCommand(io, generation), env(dir));
+const drop = (dir: string, generation: string) =>
+  runProjections((io) => runDropCommand(io, generation, { json: true }), env(dir));
 
 /** The generations whose tables are in the views file, by name. */
 function generationsIn(file: string): string[] {
@@ -162,7 +163,10 @@ test('the views file locked by another process when drop comes: one line, what h
       other.close();
     }
   });
-  const run = await runProjections((io) => runDropCommand(io, 'g1'), { ...env(dir), MAILBOX_VIEWS_LOCK_WAIT_MS: '100' });
+  const run = await runProjections((io) => runDropCommand(io, 'g1', { json: true }), {
+    ...env(dir),
+    MAILBOX_VIEWS_LOCK_WAIT_MS: '100',
+  });
   spy.mockRestore();
 
   // Without its words: INTERNAL 'Projections command failed' with the rebuild's line.

@@ -36,15 +36,15 @@ const projections =
     return { code, stdout: out.text(), stderr: err.text() };
   };
 
+/** Each with --json: these tests read the refusal's envelope. */
 const COMMANDS: Array<[string, Run]> = [
-  ['audit replay', (env) => audit(['replay', '--no-progress'], env)],
-  ['audit replay --json', (env) => audit(['replay', '--json'], env)],
-  ['audit message <id>', (env) => audit(['message', randomUUID()], env)],
-  ['audit agent @a', (env) => audit(['agent', '@a'], env)],
-  ['audit unwoken', (env) => audit(['unwoken'], env)],
-  ['audit verify', (env) => audit(['verify', '--no-progress'], env)],
-  ['projections status', projections(runStatusCommand)],
-  ['projections rebuild', projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }))],
+  ['audit replay --json', (env) => audit(['replay', '--no-progress', '--json'], env)],
+  ['audit message <id>', (env) => audit(['message', randomUUID(), '--json'], env)],
+  ['audit agent @a', (env) => audit(['agent', '@a', '--json'], env)],
+  ['audit unwoken', (env) => audit(['unwoken', '--json'], env)],
+  ['audit verify', (env) => audit(['verify', '--no-progress', '--json'], env)],
+  ['projections status', projections((io) => runStatusCommand(io, { json: true }))],
+  ['projections rebuild', projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true }))],
 ];
 
 /** Every path under dir, so that a test sees any file or directory a command left. */
@@ -193,7 +193,7 @@ test('the real CLI (bin/mailbox.js, built) says it alike: audit replay --json on
  * each refuses with one line saying so and teaching the remedy (--url to the running server where the command has
  * it; a SQLite or EventStoreDB log), exit 1 as for a missing log, before opening anything (Redis included).
  */
-const READS_OVER_HTTP = new Set(['audit replay', 'audit replay --json', 'audit message <id>', 'audit agent @a', 'audit unwoken']);
+const READS_OVER_HTTP = new Set(['audit replay --json', 'audit message <id>', 'audit agent @a', 'audit unwoken']);
 
 describe.each(COMMANDS)('mailbox %s with MAILBOX_EVENTSTORE_URL=memory:', (name, run) => {
   test.each([

@@ -40,7 +40,10 @@ async function projections(command: (io: ProjectionsIo) => Promise<void>, env: N
 }
 
 const rebuild = (env: NodeJS.ProcessEnv, takeOver = false) =>
-  projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', ...(takeOver ? { takeOver: true } : {}) }), env);
+  projections(
+    (io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true, ...(takeOver ? { takeOver: true } : {}) }),
+    env,
+  );
 
 /**
  * This log, with views of 30 events, then an older copy of it (same identity, empty) put back: the views stand ahead

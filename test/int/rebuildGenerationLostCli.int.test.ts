@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** `mailbox projections rebuild` of the log in `file` into Redis `namespace`, in process: what it printed, its exit code. */
 const rebuildOnRedis = (file: string, namespace: string): Promise<ProjectionsRun> =>
-  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '50' }), {
+  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '50', json: true }), {
     MAILBOX_EVENTSTORE_URL: `sqlite:${file}`,
     MAILBOX_REDIS_URL: redis.url,
     MAILBOX_REDIS_NAMESPACE: namespace,

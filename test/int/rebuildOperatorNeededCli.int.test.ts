@@ -61,7 +61,7 @@ test('credentials refused mid-rebuild: the refusal and its remedy at once, one l
 
   let text: ProjectionsRun;
   try {
-    text = await runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '50' }), {
+    text = await runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '50', json: true }), {
       MAILBOX_EVENTSTORE_URL: double.url,
       MAILBOX_VIEWS: 'sqlite',
       MAILBOX_DATA_DIR: dataDir,

@@ -53,7 +53,7 @@ async function built(namespace: string) {
   const log = SqliteEventStore.open(file);
   await appendLog(log, generateLog(300, 19));
   await log.close();
-  const rebuild = () => cli((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }), file, namespace);
+  const rebuild = () => cli((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true }), file, namespace);
   const status = async () => JSON.parse((await cli((io) => runStatusCommand(io), file, namespace)).out);
   expect((await rebuild()).code).toBe(0);
   const before = await status();

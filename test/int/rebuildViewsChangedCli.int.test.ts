@@ -34,7 +34,11 @@ afterEach(() => {
 });
 
 const rebuild = (dir: string, env: NodeJS.ProcessEnv = {}, clock?: RebuildClock) =>
-  runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0' }), { MAILBOX_DATA_DIR: dir, ...env }, clock);
+  runProjections(
+    (io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true }),
+    { MAILBOX_DATA_DIR: dir, ...env },
+    clock,
+  );
 const status = async (dir: string): Promise<Record<string, unknown>> =>
   JSON.parse((await runProjections((io) => runStatusCommand(io), { MAILBOX_DATA_DIR: dir })).out);
 

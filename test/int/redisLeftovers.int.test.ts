@@ -162,10 +162,10 @@ test('a Redis generation kept by rebuild --keep-previous: status lists it, drop 
   const ns = namespace();
   const env = { MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: redis.url, MAILBOX_REDIS_NAMESPACE: ns, ...REDIS_TEST_TIMEOUT_ENV };
   const rebuild = (flags: Record<string, unknown> = {}) =>
-    runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', ...flags }), env);
+    runProjections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true, ...flags }), env);
   const status = async (): Promise<Record<string, unknown>> =>
     JSON.parse((await runProjections((io) => runStatusCommand(io), env)).out);
-  const drop = (generation: string) => runProjections((io) => runDropCommand(io, generation), env);
+  const drop = (generation: string) => runProjections((io) => runDropCommand(io, generation, { json: true }), env);
   const [v2, v3, v4] = [2, 3, 4].map((n) => `${ns}:v${n}:`);
 
   expect((await rebuild()).code).toBe(0); // v2 served

@@ -205,7 +205,7 @@ describe('blue/green rebuild of the Redis views', () => {
     const otherEnv = { ...env, MAILBOX_EVENTSTORE_URL: `sqlite:${otherFile}` };
     const keysBefore = await keysOf(`${ns}:`);
     const refused = output(otherEnv);
-    await runRebuildCommand(refused.io, {});
+    await runRebuildCommand(refused.io, { json: true });
     expect(process.exitCode).toBe(2);
     const envelope = JSON.parse(refused.text.err);
     expect(envelope).toMatchObject({ code: 'FOREIGN_VIEWS', message: expect.stringContaining('--take-over') });

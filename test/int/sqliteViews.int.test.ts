@@ -571,7 +571,11 @@ describe('SQLite views (embedded default)', () => {
       stdout.on('data', (chunk) => (text.out += chunk));
       stderr.on('data', (chunk) => (text.err += chunk));
       process.exitCode = undefined;
-      await runRebuildCommand({ stdout, stderr, env: { MAILBOX_EVENTSTORE_URL: `sqlite:${dir}/events.sqlite` } }, flags);
+      // --json: the refusals' envelopes are read below.
+      await runRebuildCommand(
+        { stdout, stderr, env: { MAILBOX_EVENTSTORE_URL: `sqlite:${dir}/events.sqlite` } },
+        { ...flags, json: true },
+      );
       const code = process.exitCode;
       process.exitCode = undefined;
       return { code, ...text };

@@ -184,7 +184,7 @@ test.each([
 });
 
 test('audit unwoken --sla 0x10 is refused with the envelope, naming the forms of a duration', async () => {
-  const run = await runAuditCli(['unwoken', '--sla', '0x10']);
+  const run = await runAuditCli(['unwoken', '--sla', '0x10', '--json']);
   expect(run.code).toBe(2);
   expect(run.stdout).toBe('');
   expect(JSON.parse(run.stderr)).toMatchObject({
@@ -201,7 +201,7 @@ describe('projections rebuild --grace-ms / --settle-ms: plain decimal millisecon
     process.exitCode = undefined;
     // An empty data dir (never the working directory's ./data): a flag that passed fails next on the missing log.
     const env = { MAILBOX_VIEWS: 'memory', MAILBOX_DATA_DIR: tempDir() };
-    await runRebuildCommand({ stdout: out.stream, stderr: err.stream, env }, flags);
+    await runRebuildCommand({ stdout: out.stream, stderr: err.stream, env }, { ...flags, json: true });
     const code = Number(process.exitCode ?? 0);
     process.exitCode = undefined;
     return { code, stdout: out.text(), stderr: err.text() };

@@ -569,16 +569,27 @@ const rebuildLost = (error: GenerationLost) => ({
   generation: error.generation,
 });
 
-/** `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 1 or 2. */
-export const runRebuildCommand = (io: ProjectionsIo, flags: Record<string, unknown>): Promise<void> =>
+/**
+ * `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 1 or 2.
+ * --json (`json`) is taken by each projections command, as by every command that prints JSON; the envelope is printed
+ * either way.
+ */
+export const runRebuildCommand = (io: ProjectionsIo, { json: _json, ...flags }: Record<string, unknown>): Promise<void> =>
   run(io, () => runRebuild(flags, io));
 
 /** `mailbox projections status` as the CLI runs it (failures as runRebuildCommand's). */
-export const runStatusCommand = (io: ProjectionsIo): Promise<void> => run(io, () => runStatus(io));
+export const runStatusCommand = (io: ProjectionsIo, _flags: { json?: boolean } = {}): Promise<void> =>
+  run(io, () => runStatus(io));
 
 /** `mailbox projections drop <generation>` as the CLI runs it (failures as runRebuildCommand's). */
-export const runDropCommand = (io: ProjectionsIo, generation: string | undefined): Promise<void> =>
-  run(io, () => runDrop(generation, io));
+export const runDropCommand = (
+  io: ProjectionsIo,
+  generation: string | undefined,
+  _flags: { json?: boolean } = {},
+): Promise<void> => run(io, () => runDrop(generation, io));
+
+/** --json of rebuild and drop, in their --help (a script passing --json to every command was refused "unknown option"). */
+const JSON_FAILURE = 'a failure as the JSON error envelope on stderr';
 
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
@@ -612,6 +623,7 @@ export function registerProjectionsCommands(program: Command): void {
     )
     // `mailbox audit` takes it: a user who ran `audit verify --no-progress` was refused here, "unknown option".
     .option('--no-progress', 'no progress bar (on a terminal) nor progress lines: the result line only (and any retry)')
+    .option('--json', `${JSON_FAILURE}; the result line is text either way`)
     .addHelpText(
       'after',
       '\nExit codes: 0 rebuilt and switched (the previous generation not deleted after the switch is said by a warning ' +
@@ -640,7 +652,7 @@ export function registerProjectionsCommands(program: Command): void {
     )
     // Taken as every command that prints JSON takes it (a script passing --json everywhere was refused here).
     .option('--json', 'the status as JSON (it always is: accepted for scripts that pass --json to every command)')
-    .action(async () => runStatusCommand(processIo));
+    .action(async (flags: { json?: boolean }) => runStatusCommand(processIo, flags));
   projections
     .command('drop')
     // Optional to commander, so that its absence is said with the generations there are to name (runDrop).
@@ -659,5 +671,6 @@ export function registerProjectionsCommands(program: Command): void {
         'generation or one being built (refused: nothing changed), a views file that cannot be opened (damaged, locked) ' +
         'or any other failure.',
     )
-    .action(async (generation: string | undefined) => runDropCommand(processIo, generation));
+    .option('--json', `${JSON_FAILURE}; the result line is text either way`)
+    .action(async (generation: string | undefined, flags: { json?: boolean }) => runDropCommand(processIo, generation, flags));
 }

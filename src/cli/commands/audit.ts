@@ -187,6 +187,9 @@ async function answeringPastTheHead(filter: ReplayFilter, flags: SourceFlags, io
   }
 }
 
+/** Each failure as its JSON envelope on stderr. */
+const envelopeTo = (io: AuditIo) => ({ stderr: io.stderr, json: true });
+
 async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
   // `mailbox audit replay | head`: the reader left; stop quietly, as Unix tools do on SIGPIPE.
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -200,7 +203,7 @@ async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log: no views of this log to verify, as 'No views' (not found) is; a usage error it is not.
-    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), io.stderr, 'Audit failed', (error) =>
+    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), envelopeTo(io), 'Audit failed', (error) =>
       error instanceof ViewsNotOfThisLog
         ? {
             envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details },

@@ -2,7 +2,8 @@
  * `mailbox backup <file>`: a copy of the event log taken while the server runs (compositionRoot.backupEventLog, on
  * adapters/eventstore/sqliteBackup.ts), for an operator's backups (cron, before an upgrade). The result is one line
  * on stdout (or one JSON object with --json); progress goes to stderr, once a second, for a log that takes a while.
- * Failures are one JSON envelope on stderr, as `mailbox audit` and `mailbox projections` print them.
+ * A failure is one line on stderr (`mailbox: <message>`), or with --json one JSON envelope, as `mailbox audit` and
+ * `mailbox projections` print them.
  */
 import type { Command } from 'commander';
 import type { BackupProgress, SqliteLogBackup } from '../../compositionRoot';
@@ -79,13 +80,13 @@ export async function runBackup(destination: string, flags: { json?: boolean }, 
   }
 }
 
-/** As the CLI runs it: a failure is one JSON envelope line on stderr; exit 1 no log, 2 anything else, 130/143 stopped. */
+/** As the CLI runs it: a failure is one line on stderr (the envelope with --json); exit 1 no log, 2 anything else, 130/143 stopped. */
 export async function runBackupCommand(destination: string, flags: { json?: boolean }, io: BackupIo = processIo) {
   let code: number;
   try {
     code = await runBackup(destination, flags, io);
   } catch (caught) {
-    code = reportCommandFailure(caught, io.stderr, 'Backup failed');
+    code = reportCommandFailure(caught, { stderr: io.stderr, json: flags.json === true }, 'Backup failed');
   }
   process.exitCode = code;
 }
@@ -98,7 +99,10 @@ export function registerBackupCommand(program: Command): void {
       'copy the event log (the SQLite log: MAILBOX_DATA_DIR/events.sqlite or MAILBOX_EVENTSTORE_URL=sqlite:<file>) to ' +
         '<file> while the server runs: every event acknowledged before the backup started, checked',
     )
-    .option('--json', 'print the result as one JSON object')
+    .option(
+      '--json',
+      'print the result as one JSON object, and a failure as the JSON error envelope on stderr (else one line, mailbox: <message>)',
+    )
     .addHelpText(
       'after',
       '\nA copy of events.sqlite made with cp while the server runs can miss recent messages (they are in ' +

@@ -73,15 +73,16 @@ export interface KnownFailure {
 }
 
 /**
- * How `mailbox audit`, `mailbox projections` and `mailbox backup` end on a failure: one JSON envelope line on
- * stderr and the exit code, which the caller sets. A refusal at start is said as itself (startupRefusal), a
- * MailboxError as its envelope, a failure the command knows by `known` as it says; anything else is a bug of the
- * mailbox: INTERNAL under the command's `title`. Exit code 1 when there was nothing to work on (404: no event log),
- * 2 for anything else (as serve's refusals).
+ * How `mailbox audit`, `mailbox projections` and `mailbox backup` end on a failure: one line on stderr, `mailbox:
+ * <message>` (failureLine), or with --json (`json`) the JSON envelope, and the exit code, which the caller sets. They
+ * printed the envelope with or without --json, where serve, the heartbeat and the client commands say a failure in one
+ * line. A refusal at start is said as itself (startupRefusal), a MailboxError as its envelope, a failure the command
+ * knows by `known` as it says; anything else is a bug of the mailbox: INTERNAL under the command's `title`. Exit code 1
+ * when there was nothing to work on (404: no event log), 2 for anything else (as serve's refusals).
  */
 export function reportCommandFailure(
   caught: unknown,
-  stderr: { write(text: string): unknown },
+  { stderr, json }: { stderr: { write(text: string): unknown }; json: boolean },
   title: string,
   known: (error: unknown) => KnownFailure | undefined = () => undefined,
 ): 1 | 2 {
@@ -89,6 +90,32 @@ export function reportCommandFailure(
   const failure: KnownFailure = isMailboxError(error)
     ? { envelope: error.envelope, notFound: error.status === 404 }
     : (known(error) ?? { envelope: { error: title, code: 'INTERNAL', message: (error as Error).message }, notFound: false });
-  stderr.write(`${JSON.stringify(failure.envelope)}\n`);
+  stderr.write(json ? `${JSON.stringify(failure.envelope)}\n` : failureLine(failure.envelope, title));
   return failure.notFound ? 1 : 2;
+}
+
+/**
+ * A failure's envelope as the one line a person reads: `mailbox: <message>`, then what the envelope says beside the
+ * message that they need and the message does not hold: the remedy (operatorAction, remedy), where a replay that
+ * stopped part way goes on (resumeFrom), where the log ends (head), when to retry (retryAfterSeconds). A bug of the
+ * mailbox (INTERNAL) is said under `failed` ('heartbeat failed: ...'), its code at the end. Line breaks inside a
+ * message are spaces: one line.
+ */
+export function failureLine(envelope: Record<string, unknown>, failed: string): string {
+  const message = String(envelope.message);
+  const unsaid = (text: string | null): string => (text === null || message.includes(text) ? '' : ` ${text}`);
+  const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+  const { code, operatorAction, remedy, resumeFrom, head, retryAfterSeconds } = envelope;
+  const resume = text(resumeFrom);
+  const end = text(head);
+  const internal = code === 'INTERNAL';
+  const line =
+    `mailbox: ${internal ? `${failed.charAt(0).toLowerCase()}${failed.slice(1)}: ` : ''}${message}` +
+    unsaid(text(operatorAction)) +
+    unsaid(text(remedy)) +
+    (resume === null || message.includes(`--from ${resume}`) ? '' : ` Go on with --from ${resume}.`) +
+    (end === null || message.includes(end) ? '' : ` The log ends at position ${end}.`) +
+    (typeof retryAfterSeconds === 'number' ? ` (retry after ${retryAfterSeconds} s)` : '') +
+    (internal ? ' (INTERNAL)' : '');
+  return `${line.replace(/\s*\n\s*/g, ' ')}\n`;
 }

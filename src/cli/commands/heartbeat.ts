@@ -5,6 +5,7 @@ import type { NudgeTarget } from '../../heartbeat/nudgeTarget';
 import { configFromEnv, DEFAULT_WAKE_SLA_MS, nodeIdOf, refuseEmpty, type MailboxConfig } from '../../config';
 import { isStartupError, StartupError, StartupInterrupted } from '../../startupError';
 import { cliLogger } from './cliLogger';
+import { failureLine } from './commandConfig';
 import { logStartWarnings, unknownVariableWarning, unknownVariables, withUnknownVariables } from './envWarnings';
 import { isMailboxError, MailboxError } from '../../errors';
 import { pathOfDuplicateKey } from '../../commands/jsonDuplicateKeys';
@@ -277,22 +278,12 @@ views file no server has made is refused at start (exit code 2), never created. 
         const envelope = isMailboxError(error)
           ? error.envelope
           : { error: 'Heartbeat failed', code: 'INTERNAL', message: (error as Error).message };
-        process.stderr.write(flags.json ? `${JSON.stringify(envelope)}\n` : refusalLine(envelope));
+        // A refusal of its own (a setting, the agents file, views not this log's at --once) is one line, as its refusals
+        // at start (`mailbox: <message>`, with the remedy); the envelope with --json.
+        process.stderr.write(flags.json ? `${JSON.stringify(envelope)}\n` : failureLine(envelope, 'Heartbeat failed'));
         process.exitCode = 2;
       }
     });
-}
-
-/**
- * A refusal of the heartbeat's own (a setting, the agents file, views not this log's at --once) as the one line its
- * refusals at start print (`mailbox: <message>`, as serve's), with the remedy when the message does not hold it: a bad
- * MAILBOX_PORT was one line while a bad MAILBOX_HEARTBEAT_INTERVAL, or --interval, was a JSON envelope. The envelope is
- * printed with --json; a failure that is a bug of the mailbox keeps its code (INTERNAL) in the line.
- */
-function refusalLine(envelope: { code: string; message: string; operatorAction?: unknown }): string {
-  const { code, message, operatorAction } = envelope;
-  const remedy = typeof operatorAction === 'string' && !message.includes(operatorAction) ? ` ${operatorAction}` : '';
-  return `mailbox: ${code === 'INTERNAL' ? 'heartbeat failed: ' : ''}${message}${remedy}${code === 'INTERNAL' ? ' (INTERNAL)' : ''}\n`;
 }
 
 /**

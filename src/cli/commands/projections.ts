@@ -548,7 +548,8 @@ async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log are refused (2): a rebuild or a status is about to touch them, not to find nothing.
-    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), io.stderr, 'Projections command failed', (error) =>
+    const out = { stderr: io.stderr, json: true }; // each failure as its JSON envelope
+    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), out, 'Projections command failed', (error) =>
       error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
         ? { envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }, notFound: false }
         : error instanceof GenerationLost

@@ -87,6 +87,11 @@ describe('mailbox audit (SQLite, direct access)', () => {
       const { code, stdout, stderr } = await audit(['replay', '--stream', missing, ...json], env);
       expect(code).toBe(1);
       expect(stdout).toBe('');
+      if (json.length === 0) {
+        // Text: one line, as serve's refusals; the envelope with --json.
+        expect(stderr).toMatch(new RegExp(`^mailbox: The log holds no stream '${missing}'\\. [^\\n{]*\n$`));
+        continue;
+      }
       const envelope = JSON.parse(stderr);
       expect(envelope).toMatchObject({ code: 'NOT_FOUND', error: 'Stream not found', field: '--stream', stream: missing });
       expect(envelope.message).toContain(`no stream '${missing}'`);
@@ -345,6 +350,14 @@ describe('mailbox audit (SQLite, direct access)', () => {
       suggestions: ['@a'],
       message:
         'The log holds nothing about @A: @a is registered, which differs only in case (identities are case-sensitive). Did you mean @a?',
+    });
+    // Without --json, the same in one line (the suggestion is in it).
+    expect(await audit(['agent', '@A'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'mailbox: The log holds nothing about @A: @a is registered, which differs only in case (identities are ' +
+        'case-sensitive). Did you mean @a?\n',
     });
   });
 

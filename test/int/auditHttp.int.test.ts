@@ -282,6 +282,21 @@ describe('mailbox audit over HTTP', () => {
     } finally {
       await close();
     }
+    // Text: the events above, then one line ending with where the output stops and the --from that reads the rest.
+    const again = await frontThatStops();
+    try {
+      const text = await audit(['replay', '--url', again.url], env);
+      expect({ code: text.code, shown: text.stdout.trim().split('\n').length }).toEqual({ code: 2, shown: 1000 });
+      expect(text.stderr).toMatch(
+        new RegExp(
+          '^mailbox: Cannot reach the mailbox at [^\\n{]*; is `mailbox serve` running\\? Check --url\\. The replay stopped ' +
+            'after log position 1000 \\(1000 events shown above\\): the output is the log up to #1000 only\\. Once the log ' +
+            'can be read again, run the same command with --from 1001 for the rest\\.\n$',
+        ),
+      );
+    } finally {
+      await again.close();
+    }
   });
 
   test('an agent timeline the server stops answering part way says where its entries stop (exit 2)', async () => {
@@ -400,6 +415,12 @@ describe('mailbox audit over HTTP', () => {
       url,
     });
     expect(run.code).toBe(2);
+    // Without --json: one line, as serve's refusals.
+    expect(await audit(['replay', '--url', url], { MAILBOX_AUDIT_TOKEN: tokens['@auditor'] })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `mailbox: Cannot reach the mailbox at ${url} (ECONNREFUSED); is \`mailbox serve\` running? Check --url.\n`,
+    });
   });
 
   test('a --url that is no http(s) URL, or names the API path, is refused naming --url only, not MAILBOX_URL (exit 2)', async () => {

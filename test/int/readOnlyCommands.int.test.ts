@@ -36,7 +36,10 @@ const projections =
     return { code, stdout: out.text(), stderr: err.text() };
   };
 
-/** Each with --json: these tests read the refusal's envelope. */
+/**
+ * Each with --json: these tests read the refusal's envelope (without it, the refusal is one line, `mailbox: <message>`:
+ * test/e2e/toolFailureLine.e2e.test.ts, which runs the text replay's refusals too).
+ */
 const COMMANDS: Array<[string, Run]> = [
   ['audit replay --json', (env) => audit(['replay', '--no-progress', '--json'], env)],
   ['audit message <id>', (env) => audit(['message', randomUUID(), '--json'], env)],
@@ -46,6 +49,20 @@ const COMMANDS: Array<[string, Run]> = [
   ['projections status', projections((io) => runStatusCommand(io, { json: true }))],
   ['projections rebuild', projections((io) => runRebuildCommand(io, { graceMs: '0', settleMs: '0', json: true }))],
 ];
+
+/**
+ * What a command run with `args` said of its refusal: with --json the envelope, else the one line `mailbox: <message>`
+ * (checked to be that); the message either way.
+ */
+function refusal(args: string[], stderr: string): { message: string; envelope: Record<string, unknown> | null } {
+  expect(stderr.trim().split('\n')).toHaveLength(1);
+  if (args.includes('--json')) {
+    const envelope = JSON.parse(stderr) as Record<string, unknown>;
+    return { message: String(envelope.message), envelope };
+  }
+  expect(stderr).toMatch(/^mailbox: [^{]/);
+  return { message: stderr.slice('mailbox: '.length).trimEnd(), envelope: null };
+}
 
 /** Every path under dir, so that a test sees any file or directory a command left. */
 const tree = (dir: string): string[] =>
@@ -383,16 +400,13 @@ describe('a log with no views, or views of another log: status and verify say no
       const bytes = fs.readFileSync(file);
       const { code, stdout, stderr } = await audit(args, env());
       expect(stdout).toBe('');
-      expect(stderr.trim().split('\n')).toHaveLength(1);
-      expect(JSON.parse(stderr)).toEqual({
-        error: 'No views',
-        code: 'NOT_FOUND',
-        file,
-        message:
-          `There are no views to verify: the SQLite views file ${file} holds none, of any log (no server has built ` +
-          'them since the file was created). The server (mailbox serve) builds the views from the log at its next ' +
-          'start; verify them after that. Nothing was written.',
-      });
+      const message =
+        `There are no views to verify: the SQLite views file ${file} holds none, of any log (no server has built ` +
+        'them since the file was created). The server (mailbox serve) builds the views from the log at its next ' +
+        'start; verify them after that. Nothing was written.';
+      const said = refusal(args, stderr);
+      expect(said.message).toBe(message);
+      if (said.envelope) expect(said.envelope).toEqual({ error: 'No views', code: 'NOT_FOUND', file, message });
       expect(code).toBe(1);
       expect(tree(dataDir)).toEqual(before);
       expect(fs.readFileSync(file).equals(bytes)).toBe(true);
@@ -448,19 +462,15 @@ describe('a log with no views, or views of another log: status and verify say no
     const before = tree(dataDir);
     const { code, stdout, stderr } = await audit(args, env());
     expect(stdout).toBe('');
-    expect(stderr.trim().split('\n')).toHaveLength(1);
     const file = path.join(dataDir, 'views.sqlite');
-    const error = JSON.parse(stderr);
-    expect(error).toEqual({
-      error: 'No views',
-      code: 'NOT_FOUND',
-      file,
-      message:
-        `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
-        "the file was deleted while it was stopped, or the server keeps its views in Redis: run this with the server's " +
-        'MAILBOX_REDIS_URL). The server (mailbox serve) builds the views from the log at its next start; verify them ' +
-        'after that. Nothing was created.',
-    });
+    const message =
+      `There are no views to verify: the SQLite views file ${file} does not exist (no server has started on this log, ` +
+      "the file was deleted while it was stopped, or the server keeps its views in Redis: run this with the server's " +
+      'MAILBOX_REDIS_URL). The server (mailbox serve) builds the views from the log at its next start; verify them ' +
+      'after that. Nothing was created.';
+    const said = refusal(args, stderr);
+    expect(said.message).toBe(message);
+    if (said.envelope) expect(said.envelope).toEqual({ error: 'No views', code: 'NOT_FOUND', file, message });
     expect(code).toBe(1);
     expect(tree(dataDir)).toEqual(before);
   });
@@ -477,17 +487,18 @@ describe('a log with no views, or views of another log: status and verify say no
     const bytes = fs.readFileSync(file);
     const { code, stdout, stderr } = await audit(args, env());
     expect(stdout).toBe(''); // no drift list, no summary
-    expect(stderr.trim().split('\n')).toHaveLength(1);
-    const error = JSON.parse(stderr);
-    expect(error).toEqual({
-      error: 'Views of another log',
-      code: 'FOREIGN_VIEWS',
-      location: `the SQLite views file ${file}`,
-      viewsOf,
-      logIdentity,
-      message: expect.stringMatching(what),
-    });
-    expect(error.message).toContain(
+    const said = refusal(args, stderr);
+    expect(said.message).toMatch(what);
+    if (said.envelope)
+      expect(said.envelope).toEqual({
+        error: 'Views of another log',
+        code: 'FOREIGN_VIEWS',
+        location: `the SQLite views file ${file}`,
+        viewsOf,
+        logIdentity,
+        message: said.message,
+      });
+    expect(said.message).toContain(
       ': not verified (compared with this log, every view would differ; that is not drift). Move the views file away ' +
         '(it is then rebuilt from this log at start), or take it over (rebuilds the views from this log into a fresh ' +
         'generation, once no projector of the other log is live): `mailbox projections rebuild --take-over`, or start ' +

@@ -187,23 +187,20 @@ async function answeringPastTheHead(filter: ReplayFilter, flags: SourceFlags, io
   }
 }
 
-/** Each failure as its JSON envelope on stderr. */
-const envelopeTo = (io: AuditIo) => ({ stderr: io.stderr, json: true });
-
-async function run(io: AuditIo, work: () => Promise<number>): Promise<void> {
+/** Runs an audit command; a failure is one line on stderr, or its envelope with --json (`flags.json`). */
+async function run(io: AuditIo, flags: { json?: boolean }, work: () => Promise<number>): Promise<void> {
+  const out = { stderr: io.stderr, json: flags.json === true };
   // `mailbox audit replay | head`: the reader left; stop quietly, as Unix tools do on SIGPIPE.
   io.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
-    io.stderr.write(
-      `${JSON.stringify({ error: 'Output failed', code: 'INTERNAL', message: `Writing the output failed: ${error.message}` })}\n`,
-    );
+    reportCommandFailure(new Error(`Writing the output failed: ${error.message}`), out, 'Output failed');
     process.exit(2);
   });
   try {
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log: no views of this log to verify, as 'No views' (not found) is; a usage error it is not.
-    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), envelopeTo(io), 'Audit failed', (error) =>
+    process.exitCode = reportCommandFailure(readingFailure(caught, io.env), out, 'Audit failed', (error) =>
       error instanceof ViewsNotOfThisLog
         ? {
             envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message, ...error.details },
@@ -293,12 +290,15 @@ function noViews(what: string, nothingDone: string, details: Record<string, unkn
 const USAGE_CODE = '2 usage, configuration or access error';
 const exitCodes = (codes: string): string => `\nExit codes: ${codes}, ${USAGE_CODE}. See docs/auditors.md.`;
 
+/** What --json does to a failure, in each audit command's --help: it was one JSON envelope either way. */
+const JSON_FAILURE = 'and a failure as the JSON error envelope on stderr (else one line, mailbox: <message>)';
+
 /** `jsonHelp`: what --json prints (a stream's one document per line; `audit message` one document, its story). */
 const sourceOptions = (command: Command, jsonHelp = 'one JSON document per line'): Command =>
   command
     .option('--url <url>', 'read the log over HTTP from this server (GET /v1/audit/events) instead of the configured store')
     .option('--token <token>', 'auditor or admin token for --url (prefer MAILBOX_AUDIT_TOKEN: flags show up in ps)')
-    .option('--json', jsonHelp)
+    .option('--json', `${jsonHelp}, ${JSON_FAILURE}`)
     .option('--no-progress', 'no progress bar (it is only ever drawn on a terminal, on stderr)');
 
 export function registerAuditCommands(program: Command, io: AuditIo = processIo()): void {
@@ -322,7 +322,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .option('--stream <name>', 'only this stream, e.g. mailbox-agents or mailbox-message-<id>')
       .addHelpText('after', exitCodes('0 shown (none matching included), 1 no event log or --from past its head')),
   ).action((flags: SourceFlags & { from?: string; type?: string[]; stream?: string }) =>
-    run(io, async () => {
+    run(io, flags, async () => {
       const {
         '--from': from,
         '--type': type,
@@ -365,7 +365,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       ),
     'the story as one JSON document',
   ).action((messageId: string, flags: SourceFlags) =>
-    run(io, async () => {
+    run(io, flags, async () => {
       const id = parseInput(oneMessageSchema, { messageId }, 'audit message').messageId;
       return withSource(flags, io, (source) => tools().runMessage(source, id, outputOf(flags), io));
     }),
@@ -383,7 +383,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       )
       .addHelpText('after', exitCodes('0 none unwoken, 1 some (listed), or no event log')),
   ).action((flags: SourceFlags & { sla?: string }) =>
-    run(io, async () => {
+    run(io, flags, async () => {
       // Keyed as typed, so that an error names '--sla'; the variable is read as serve reads it, in serve's words. Both
       // were 'sla' ("'sla' must be written in plain decimal digits" for MAILBOX_WAKE_SLA_MS=abc, and zod's own "Too
       // big: expected int to be <=9007199254740991" for a long number).
@@ -403,7 +403,7 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
       .description("an agent's timeline: registered, sent, received, read, archived, and who read what it sent")
       .addHelpText('after', exitCodes('0 told, 1 the log holds nothing about that identity (or there is no event log)')),
   ).action((identity: string, flags: SourceFlags) =>
-    run(io, async () => {
+    run(io, flags, async () => {
       const who = parseInput(z.strictObject({ identity: identitySchema }), { identity }, 'audit agent').identity;
       return withSource(flags, io, (source) => tools().runAgent(source, who, outputOf(flags), io));
     }),
@@ -427,12 +427,12 @@ export function registerAuditCommands(program: Command, io: AuditIo = processIo(
         '3 could not settle (the live views moved during every re-check, under load: neither confirmed nor cleared, ' +
         'run it again). See docs/auditors.md.',
     )
-    .option('--json', 'the report as one JSON document')
+    .option('--json', `the report as one JSON document, ${JSON_FAILURE}`)
     .option('--no-progress', 'no progress bar')
     // Hidden from --help (verify cannot work over HTTP) but still answered with the explanation rather than "unknown option".
     .addOption(new Option('--url <url>').hideHelp())
     .action((flags: SourceFlags) =>
-      run(io, async () => {
+      run(io, flags, async () => {
         if (flags.url !== undefined) {
           throw new MailboxError(
             'VALIDATION_FAILED',

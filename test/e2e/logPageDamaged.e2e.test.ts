@@ -61,18 +61,17 @@ function damagePage(file: string, page: number): Buffer {
   return fs.readFileSync(file);
 }
 
-const unreadable = (dataDir: string) =>
-  JSON.stringify({
-    error: 'Event log unreadable',
-    code: 'UNAVAILABLE',
-    message:
-      `MAILBOX_DATA_DIR='${dataDir}': the event log ${path.join(dataDir, 'events.sqlite')} cannot be read as a SQLite ` +
-      'database (SQLite: database disk image is malformed): it is damaged, or not a log at all. Restore it from a ' +
-      'backup (mailbox backup writes one), or point MAILBOX_DATA_DIR at the data directory the server uses. Nothing was ' +
-      'read or changed.',
-    field: 'MAILBOX_DATA_DIR',
-    file: path.join(dataDir, 'events.sqlite'),
-  });
+const unreadable = (dataDir: string) => ({
+  error: 'Event log unreadable',
+  code: 'UNAVAILABLE',
+  message:
+    `MAILBOX_DATA_DIR='${dataDir}': the event log ${path.join(dataDir, 'events.sqlite')} cannot be read as a SQLite ` +
+    'database (SQLite: database disk image is malformed): it is damaged, or not a log at all. Restore it from a ' +
+    'backup (mailbox backup writes one), or point MAILBOX_DATA_DIR at the data directory the server uses. Nothing was ' +
+    'read or changed.',
+  field: 'MAILBOX_DATA_DIR',
+  file: path.join(dataDir, 'events.sqlite'),
+});
 
 test.each<['root' | 'first leaf', string[]]>([
   ['first leaf', ['audit', 'replay']],
@@ -88,11 +87,13 @@ test.each<['root' | 'first leaf', string[]]>([
     const log = path.join(dataDir, 'events.sqlite');
     const damaged = damagePage(log, pageOfEvents(log, which));
 
-    // --json: the envelope (audit replay --json reads the file's JSON text straight: it said INTERNAL "database disk
-    // image is malformed").
-    const run = await runCli([...args, '--json'], { MAILBOX_DATA_DIR: dataDir });
-    expect(run.stderr.trimEnd().split('\n')).toEqual([unreadable(dataDir)]);
+    // One line, as serve says it; the envelope with --json.
+    const run = await runCli(args, { MAILBOX_DATA_DIR: dataDir });
+    expect(run.stderr.trimEnd().split('\n')).toEqual([`mailbox: ${unreadable(dataDir).message}`]);
     expect(run.code).toBe(2);
+    const json = await runCli([...args, '--json'], { MAILBOX_DATA_DIR: dataDir });
+    expect(json.stderr.trimEnd().split('\n')).toEqual([JSON.stringify(unreadable(dataDir))]);
+    expect(json.code).toBe(2);
     expect(fs.readFileSync(log).equals(damaged)).toBe(true);
   },
   60_000,

@@ -83,15 +83,19 @@ test("heartbeat and projections run by a user who may not read the server's log:
   expect(heartbeat.stderr).toBe(`mailbox: ${said}\n`);
   expect(heartbeat.code).toBe(2);
   expect(heartbeat.stdout).toBe('');
+  // projections status says it in the same line (it printed its envelope); the envelope with --json.
   const status = await runCliAsOtherUser(['projections', 'status'], { MAILBOX_DATA_DIR: dataDir });
-  expect(JSON.parse(status.stderr)).toEqual({
+  expect(status.stderr).toBe(`mailbox: ${said}\n`);
+  expect(status.code).toBe(2);
+  const json = await runCliAsOtherUser(['projections', 'status', '--json'], { MAILBOX_DATA_DIR: dataDir });
+  expect(JSON.parse(json.stderr)).toEqual({
     error: 'Files not readable by this user',
     code: 'UNAVAILABLE',
     message: said,
     field: 'MAILBOX_DATA_DIR',
     file: log,
   });
-  expect(status.code).toBe(2);
+  expect(json.code).toBe(2);
 });
 
 // The data dir as the server makes it (0700): another user may not even look inside, and backup, audit and projections

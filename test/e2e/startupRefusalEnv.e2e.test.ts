@@ -79,13 +79,16 @@ test.each([
   }
 });
 
-test('the operator tools refuse it in their envelope (audit, projections), and heartbeat in its line', async () => {
+test('the operator tools refuse it in one line as heartbeat does (audit, projections: the envelope with --json)', async () => {
   const cwd = tempDir('mailbox-empty-variable-tools-');
   try {
     for (const args of [
       ['audit', 'replay'],
       ['projections', 'status'],
     ]) {
+      const line = await runCli(args, { MAILBOX_REDIS_URL: '' }, { cwd });
+      expect(line.code).toBe(2);
+      expect(line.stderr).toMatch(/^mailbox: MAILBOX_REDIS_URL is set but empty [^\n]*\n$/); // one line, no envelope
       const run = await runCli([...args, '--json'], { MAILBOX_REDIS_URL: '' }, { cwd });
       expect(run.code).toBe(2);
       expect(JSON.parse(run.stderr)).toMatchObject({

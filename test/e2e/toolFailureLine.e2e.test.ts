@@ -1,5 +1,5 @@
 /**
- * `mailbox audit` and `mailbox backup` as an operator runs them: a failure is one line on stderr,
+ * `mailbox audit`, `mailbox projections` and `mailbox backup` as an operator runs them: a failure is one line on stderr,
  * `mailbox: <message>`, as serve's, the heartbeat's and the client commands' are, and the JSON envelope only with
  * --json (they printed the envelope either way). Exit codes as before; never a stack trace; nothing written.
  */
@@ -91,6 +91,30 @@ describe('mailbox audit', () => {
   });
 });
 
+describe('mailbox projections', () => {
+  test('a bad --grace-ms is one line, exit 2; --json the envelope', async () => {
+    const line = theLine(await runCli(['projections', 'rebuild', '--grace-ms', 'abc'], missingLog()), 2);
+    expect(line).toBe(
+      "mailbox: projections rebuild: '--grace-ms' takes a whole number of milliseconds up to 2147483647 (e.g. --grace-ms " +
+        "5000), written in plain decimal digits, not 'abc'",
+    );
+    const json = await runCli(['projections', 'rebuild', '--grace-ms', 'abc', '--json'], missingLog());
+    expect(theEnvelope(json, 2)).toMatchObject({ code: 'VALIDATION_FAILED', field: '--grace-ms' });
+  });
+
+  test.each([['status'], ['drop', 'g1']])('%s without an event log is one line naming the directory, exit 1', async (...args) => {
+    const env = missingLog();
+    const line = theLine(await runCli(['projections', ...args], env), 1);
+    expect(line).toContain(`There is no event log at ${env.MAILBOX_DATA_DIR}/events.sqlite`);
+    expect(theEnvelope(await runCli(['projections', ...args, '--json'], env), 1)).toMatchObject({
+      error: 'No event log',
+      code: 'NOT_FOUND',
+      field: 'MAILBOX_DATA_DIR',
+    });
+    expect(fs.existsSync(env.MAILBOX_DATA_DIR)).toBe(false);
+  });
+});
+
 describe('mailbox backup', () => {
   test('a destination that exists is one line saying so, exit 2; nothing is written', async () => {
     const dataDir = await threeAgentsDataDir('mailbox-line-backup-');
@@ -114,7 +138,7 @@ describe('mailbox backup', () => {
   });
 });
 
-test.each([['audit', 'replay'], ['audit', 'verify'], ['backup']])(
+test.each([['audit', 'replay'], ['audit', 'verify'], ['projections', 'rebuild'], ['projections', 'drop'], ['backup']])(
   '%s %s --help says what --json does to a failure',
   async (...command) => {
     const run = await runCli([...command, '--help'], {});

@@ -543,12 +543,13 @@ function unnamedWithoutLog<T>(generation: string | undefined, open: () => T): T 
   }
 }
 
-async function run(io: ProjectionsIo, work: () => Promise<number>): Promise<void> {
+/** Runs a projections command; a failure is one line on stderr, or its envelope with --json (`json`). */
+async function run(io: ProjectionsIo, json: boolean, work: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await work();
   } catch (caught) {
     // Views of another log are refused (2): a rebuild or a status is about to touch them, not to find nothing.
-    const out = { stderr: io.stderr, json: true }; // each failure as its JSON envelope
+    const out = { stderr: io.stderr, json };
     process.exitCode = reportCommandFailure(readingFailure(caught, io.env), out, 'Projections command failed', (error) =>
       error instanceof ForeignViews || error instanceof LiveWriterOfAnotherLog
         ? { envelope: { error: 'Views of another log', code: 'FOREIGN_VIEWS', message: error.message }, notFound: false }
@@ -571,26 +572,25 @@ const rebuildLost = (error: GenerationLost) => ({
 });
 
 /**
- * `mailbox projections rebuild` as the CLI runs it: failures as one JSON envelope line on stderr, exit code 1 or 2.
- * --json (`json`) is taken by each projections command, as by every command that prints JSON; the envelope is printed
- * either way.
+ * `mailbox projections rebuild` as the CLI runs it: a failure as one line on stderr (`mailbox: <message>`), or with
+ * --json as one JSON envelope line; exit code 1 or 2.
  */
-export const runRebuildCommand = (io: ProjectionsIo, { json: _json, ...flags }: Record<string, unknown>): Promise<void> =>
-  run(io, () => runRebuild(flags, io));
+export const runRebuildCommand = (io: ProjectionsIo, { json, ...flags }: Record<string, unknown>): Promise<void> =>
+  run(io, json === true, () => runRebuild(flags, io));
 
 /** `mailbox projections status` as the CLI runs it (failures as runRebuildCommand's). */
-export const runStatusCommand = (io: ProjectionsIo, _flags: { json?: boolean } = {}): Promise<void> =>
-  run(io, () => runStatus(io));
+export const runStatusCommand = (io: ProjectionsIo, flags: { json?: boolean } = {}): Promise<void> =>
+  run(io, flags.json === true, () => runStatus(io));
 
 /** `mailbox projections drop <generation>` as the CLI runs it (failures as runRebuildCommand's). */
 export const runDropCommand = (
   io: ProjectionsIo,
   generation: string | undefined,
-  _flags: { json?: boolean } = {},
-): Promise<void> => run(io, () => runDrop(generation, io));
+  flags: { json?: boolean } = {},
+): Promise<void> => run(io, flags.json === true, () => runDrop(generation, io));
 
-/** --json of rebuild and drop, in their --help (a script passing --json to every command was refused "unknown option"). */
-const JSON_FAILURE = 'a failure as the JSON error envelope on stderr';
+/** --json of each projections command, in its --help. */
+const JSON_FAILURE = 'a failure as the JSON error envelope on stderr (else one line, mailbox: <message>)';
 
 export function registerProjectionsCommands(program: Command): void {
   const projections = program
@@ -652,7 +652,7 @@ export function registerProjectionsCommands(program: Command): void {
         'views file that cannot be opened (damaged, locked) or any other failure.',
     )
     // Taken as every command that prints JSON takes it (a script passing --json everywhere was refused here).
-    .option('--json', 'the status as JSON (it always is: accepted for scripts that pass --json to every command)')
+    .option('--json', `the status as JSON (it always is), and ${JSON_FAILURE}`)
     .action(async (flags: { json?: boolean }) => runStatusCommand(processIo, flags));
   projections
     .command('drop')

@@ -25,6 +25,16 @@ test('a remedy the message already holds is not said twice', () => {
   expect(said(error).text).toBe('mailbox: Restart the server: it moves the file aside.\n');
 });
 
+test('a remedy whose command the message already names is not repeated after it (only its explaining parenthesis differs)', () => {
+  const error = operatorNeeded(
+    'The views are ahead of this log: take them over with `mailbox projections rebuild --take-over`.',
+    'mailbox projections rebuild --take-over (rebuilds the views from this log)',
+  );
+  expect(said(error).text).toBe(
+    'mailbox: The views are ahead of this log: take them over with `mailbox projections rebuild --take-over`.\n',
+  );
+});
+
 test('resumeFrom and head the message does not name are said; a not-found exits 1', () => {
   const cut = new MailboxError('UNAVAILABLE', 'Mailbox unreachable', 'The server went away.', { resumeFrom: '8001' });
   expect(said(cut).text).toBe('mailbox: The server went away. Go on with --from 8001.\n');

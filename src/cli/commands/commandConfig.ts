@@ -103,7 +103,10 @@ export function reportCommandFailure(
  */
 export function failureLine(envelope: Record<string, unknown>, failed: string): string {
   const message = String(envelope.message);
-  const unsaid = (text: string | null): string => (text === null || message.includes(text) ? '' : ` ${text}`);
+  // A remedy the message already gives, in full or its command without the parenthesis that explains it ('mailbox
+  // projections rebuild --take-over (rebuilds the views from this log)'), is not said twice.
+  const unsaid = (text: string | null): string =>
+    text === null || message.includes(text) || message.includes(text.split(' (')[0]) ? '' : ` ${text}`;
   const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
   const { code, operatorAction, remedy, resumeFrom, head, retryAfterSeconds } = envelope;
   const resume = text(resumeFrom);

@@ -85,32 +85,48 @@ export async function buildContainer(
   const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
   const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
   container.register(TOKENS.EventStore, { useValue: eventStore });
-  // Views refused at open (a damaged or locked views file): the log is closed, not left open (its -wal, -shm behind).
-  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner }).catch(
-    async (error: unknown) => {
-      await eventStore.close().catch(() => undefined);
-      throw error;
-    },
-  );
+  // Refused after the log opened (a damaged or locked views file, a Redis refusing a later connection): what was opened
+  // is closed, not left open (the log's -wal and -shm behind, a connection keeping the process alive).
+  const opens: Array<{ close(): Promise<void> }> = [eventStore];
+  try {
+    await openStores(container, config, logger, viewsOwner, opens);
+  } catch (error) {
+    for (const store of opens.reverse()) await store.close().catch(() => undefined);
+    throw error;
+  }
+  return container;
+}
+
+async function openStores(
+  container: DependencyContainer,
+  config: MailboxConfig,
+  logger: Logger,
+  viewsOwner: boolean,
+  opens: Array<{ close(): Promise<void> }>,
+): Promise<void> {
+  const { projectionStore, wakeBus, sharedLimits } = await createProjectionAdapters(config, logger, { viewsOwner });
+  opens.push(projectionStore, wakeBus, ...(sharedLimits ? [sharedLimits] : []));
   container.register(TOKENS.WakeBus, { useValue: wakeBus });
   if (sharedLimits) container.register(TOKENS.SharedLimits, { useValue: sharedLimits }); // else each process limits alone
   // One store for readers and the projector: its view reads are refused while lost views are rebuilt (lostViews.ts).
   const lostViews = new LostViews();
   container.register(TOKENS.LostViews, { useValue: lostViews });
   container.register(TOKENS.ProjectionStore, { useValue: new ReadsOfWholeViews(projectionStore, lostViews) });
-  container.register(TOKENS.RejectionLog, { useValue: await createRejectionLog(config, logger) });
+  const rejections = await createRejectionLog(config, logger);
+  opens.push(rejections);
+  container.register(TOKENS.RejectionLog, { useValue: rejections });
   container.registerSingleton(TOKENS.CommandHandler, CommandHandler);
   container.registerSingleton(TOKENS.AgentDirectory, AgentDirectory);
   container.registerSingleton(TOKENS.ProjectionRunner, ProjectionRunner);
   const leases = await createLeases(config);
   if (leases) {
+    opens.push(leases);
     // Shared views: one projector at a time across every process on them (projections/projectorLease.ts).
     container.register(TOKENS.Leases, { useValue: leases });
     container
       .resolve<ProjectionRunner>(TOKENS.ProjectionRunner)
       .useLease(leases.lease('projector'), nodeIdOf(config), config.projectorLeaseMs);
   }
-  return container;
 }
 
 /**

@@ -19,6 +19,8 @@ import { eventStoreSource } from './audit/logSource';
 import type { MailboxServices } from './application/mailboxServices';
 import { checkConfig, checkPortFree, translateStartupError } from './startupChecks';
 import { waitForBackends } from './startupBackends';
+import { isMailboxError } from './errors';
+import { StartupError } from './startupError';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -51,8 +53,24 @@ export async function startServer(config: MailboxConfig, options: StartOptions):
   try {
     return await start(config, options);
   } catch (error) {
-    throw translateStartupError(error, config);
+    throw translateStartupError(storeRefusal(error), config);
   }
+}
+
+/**
+ * A store that stopped serving the start once it had begun (a Redis that takes no more clients, maxclients reached,
+ * refuses a later connection of the start) is a refusal as the first connection's is: its one line (it names the
+ * variable to fix), exit code 2. It was a stack trace, exit code 1.
+ */
+function storeRefusal(error: unknown): unknown {
+  if (!isMailboxError(error) || error.envelope.code !== 'UNAVAILABLE') return error;
+  const variable = error.envelope.field;
+  if (typeof variable !== 'string' || !variable.startsWith('MAILBOX_')) return error;
+  return new StartupError(
+    error.envelope.message,
+    { variable },
+    { cause: error, refusal: { error: error.envelope.error, code: 'UNAVAILABLE' } },
+  );
 }
 
 async function start(

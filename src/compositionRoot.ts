@@ -53,6 +53,7 @@ import { HeldLog } from './application/heldLog';
 import type { ProjectionStore, ViewsBinding } from './projections/projectionStore';
 import { describeForeignViews, judgeViews } from './projections/viewsOwnership';
 import { StartupError } from './startupError';
+import { FreshStart } from './adapters/eventstore/sqliteFreshStart';
 import { LostViews, ReadsOfWholeViews } from './projections/lostViews';
 import type { ProjectionGenerations } from './projections/rebuildGenerations';
 import type { WakeBus } from './projections/wakeBus';
@@ -70,7 +71,9 @@ export interface ContainerOverrides {
 export async function buildContainer(
   config: MailboxConfig,
   overrides: ContainerOverrides = {},
-  { viewsOwner, readOnlyLog = false }: { viewsOwner: boolean; readOnlyLog?: boolean } = { viewsOwner: true },
+  { viewsOwner, readOnlyLog = false, fresh }: { viewsOwner: boolean; readOnlyLog?: boolean; fresh?: FreshStart } = {
+    viewsOwner: true,
+  },
 ): Promise<DependencyContainer> {
   const container = rootContainer.createChildContainer();
   // The library's own logger writes to stderr: a host's stdout may be its protocol (a stdio MCP server built on the
@@ -81,6 +84,7 @@ export async function buildContainer(
   container.register(TOKENS.IdGenerator, { useValue: overrides.ids ?? timeOrderedIds });
   container.register(TOKENS.Logger, { useValue: logger });
   if (!readOnlyLog) await refuseViewsOfAnotherLogBeforeCreating(config);
+  if (!readOnlyLog) fresh?.createLog(); // made by this process: removed if the start is refused (sqliteFreshStart.ts)
   // Held to the log it starts on: replaced under it (an EventStoreDB reset), no write goes to the new one (heldLog.ts).
   const opened = await createEventStore(config, logger, { readOnly: readOnlyLog });
   const eventStore = new HeldLog(readOnlyLog ? await reachedLog(config, opened) : opened); // a reader: audit verify
@@ -210,6 +214,9 @@ export interface OpenedPipeline {
   close(): Promise<void>;
 }
 
+/** What a first start created, removed when it is refused (adapters/eventstore/sqliteFreshStart.ts): read before it opens anything. */
+export const freshStartOf = (config: MailboxConfig): FreshStart => FreshStart.before(sqliteLogFile(config));
+export type { FreshStart };
 /** Where the SQLite views of this configuration live (null: in memory or in Redis). */
 export { sqliteViewsFile };
 /** That file when it is not there: a command that only reads the views must not open it (opening creates it). */

@@ -17,7 +17,14 @@ import {
 import { checkedAuditPage, checkedCommandOptions as opts, refuseUnknownConfigKeys } from './libraryOptions';
 import { guardedListener, OpenWatches, WATCH_CLOSED_REASON, type WatchListener, type WatchOptions } from './watchListener';
 import { LeaseKeeper, LeaseLoop, leaseTiming, tookOverFrom, tookOverText, type LeaseStore } from './projections/projectorLease';
-import { buildContainer, leasesOf, sharedLimitsOf, type ContainerOverrides } from './compositionRoot';
+import {
+  buildContainer,
+  freshStartOf,
+  leasesOf,
+  sharedLimitsOf,
+  type ContainerOverrides,
+  type FreshStart,
+} from './compositionRoot';
 import { TOKENS } from './tokens';
 import type { Actor } from './commands/roles';
 import { MailboxCommands, type CommandOptions } from './application/mailboxCommands';
@@ -463,7 +470,9 @@ export async function createMailbox(
   options: { interrupted?: AbortSignal } = {},
 ): Promise<Mailbox> {
   const config = checkedOptions(input);
-  return openMailbox(config, overrides, options).catch((error: unknown) => {
+  const fresh = freshStartOf(config); // a refused first start leaves the data dir as it found it
+  return openMailbox(config, overrides, { ...options, fresh }).catch(async (error: unknown) => {
+    await fresh.undo();
     throw openRefusalInOptionTerms(translateStartupError(error, config));
   });
 }
@@ -483,10 +492,10 @@ function checkedOptions(input: MailboxConfigInput): MailboxConfig {
 export async function openMailbox(
   input: MailboxConfigInput = {},
   overrides: ContainerOverrides = {},
-  { interrupted }: { interrupted?: AbortSignal } = {},
+  { interrupted, fresh }: { interrupted?: AbortSignal; fresh?: FreshStart } = {},
 ): Promise<Mailbox> {
   const config = checkedOptions(input);
-  const container = await buildContainer(config, overrides);
+  const container = await buildContainer(config, overrides, { viewsOwner: true, fresh });
   container.registerSingleton(MailboxCommands);
   container.registerSingleton(MailboxQueries);
   container.registerSingleton(TaskCommands);

@@ -19,6 +19,7 @@ import { eventStoreSource } from './audit/logSource';
 import type { MailboxServices } from './application/mailboxServices';
 import { checkConfig, checkPortFree, translateStartupError } from './startupChecks';
 import { waitForBackends } from './startupBackends';
+import { freshStartOf, type FreshStart } from './compositionRoot';
 import { isMailboxError } from './errors';
 import { StartupError } from './startupError';
 
@@ -29,6 +30,8 @@ export interface RunningServer {
   mailbox: Mailbox;
   http: HttpServer;
   close(): Promise<void>;
+  /** Closes a start refused after it listened (the heartbeat's): what a first start created is removed (sqliteFreshStart.ts). */
+  closeRefused(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -50,9 +53,11 @@ export const buildApiServer = (mailbox: MailboxServices, logger: Logger): HttpSe
   ]);
 
 export async function startServer(config: MailboxConfig, options: StartOptions): Promise<RunningServer> {
+  const fresh = freshStartOf(config); // a refused first start leaves the data dir as it found it
   try {
-    return await start(config, options);
+    return await start(config, options, fresh);
   } catch (error) {
+    await fresh.undo();
     throw translateStartupError(storeRefusal(error), config);
   }
 }
@@ -76,12 +81,13 @@ function storeRefusal(error: unknown): unknown {
 async function start(
   config: MailboxConfig,
   { logger, print = (text) => process.stdout.write(text), interrupted }: StartOptions,
+  fresh: FreshStart,
 ): Promise<RunningServer> {
   checkConfig(config);
   await checkPortFree(config);
   await waitForBackends(config, logger, interrupted);
   const prepared = prepareAdminToken(config, logger); // a generated one is stored and shown once the stores opened
-  let mailbox = await openMailbox({ ...config, adminToken: prepared.token }, { logger }, { interrupted });
+  let mailbox = await openMailbox({ ...config, adminToken: prepared.token }, { logger }, { interrupted, fresh });
   let admin: AdminToken;
   try {
     admin = keepAdminToken(prepared, logger, print);
@@ -89,6 +95,7 @@ async function start(
     await mailbox.close();
     throw error;
   }
+  if (admin.source === 'generated' && admin.file) fresh.wroteToken(admin.file, admin.token);
   if (admin.token !== prepared.token) {
     // Another process stored its generated token first (views in memory: no owner lock kept it out): serve that one.
     await mailbox.close();
@@ -139,6 +146,11 @@ async function start(
     async close() {
       await http.close();
       await mailbox.close();
+    },
+    async closeRefused() {
+      await http.close();
+      await mailbox.close();
+      await fresh.undo();
     },
   };
 }

@@ -1,13 +1,16 @@
 /**
- * A start refused by a store once it has begun (a Redis that refuses a later connection: maxclients reached) says so
- * in one line, exit code 2, as a refusal of the first connection does. A refused start on a data dir that already
- * holds a log removes nothing.
+ * A first `mailbox serve` refused after its new SQLite log was created (the views file locked by another process, a
+ * Redis that refuses a later connection) leaves the data dir as it found it: no events.sqlite with an identity of its
+ * own, no -wal or -shm, no admin token, not the data dir nor its parents when they were not there. A refused start on
+ * a data dir that already holds a log removes nothing.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../support/fixtures';
+import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
+import { createMailbox } from '../../src/mailbox';
 import { cliOnSources } from '../support/builtCli';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
 import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
 
@@ -44,8 +47,43 @@ function listing(dir: string): string[] | null {
     .sort();
 }
 
+/** A views file held in an exclusive transaction by this (test) process: another process to the CLI's server. */
+function lockedViews(dir: string): SqliteDatabase {
+  const db = openSqliteDatabase(path.join(dir, 'views.sqlite'));
+  db.exec('CREATE TABLE held (x)');
+  db.exec('BEGIN EXCLUSIVE');
+  cleanups.push(() => void db.close());
+  return db;
+}
+
 const expectOneLine = (stderr: string, text: string) =>
   expect(stderr.trim().split('\n')).toEqual([expect.stringContaining(text)]);
+
+test('a first start refused on a views file another process holds leaves the data dir as it was: no events.sqlite, no token', async () => {
+  const parent = tempDir();
+  const dataDir = path.join(parent, 'data');
+  fs.mkdirSync(dataDir);
+  lockedViews(dataDir);
+  const before = listing(parent);
+  expect(before).toEqual(['data dir', expect.stringMatching(/^data\/views\.sqlite \d+$/)]);
+  const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_VIEWS: 'sqlite', MAILBOX_VIEWS_LOCK_WAIT_MS: '200' });
+  expect(refused.code).toBe(2);
+  expectOneLine(refused.stderr, `The views file ${path.join(dataDir, 'views.sqlite')} is locked by another process`);
+  expect(listing(parent)).toEqual(before); // views.sqlite alone, as it was
+});
+
+test('a first start refused by a Redis that takes no more connections once the log is open leaves no data dir, nor its parents', async () => {
+  const port = await freePort();
+  // Four clients: the start's probe and its look at the views' binding pass, its own connections then meet the limit.
+  const redis = await spawnRedis(port, ['--maxclients', '4']);
+  cleanups.push(() => stopChild(redis));
+  const parent = tempDir();
+  const dataDir = path.join(parent, 'not', 'yet');
+  const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}` });
+  expect(refused.code).toBe(2);
+  expectOneLine(refused.stderr, `Redis at redis://127.0.0.1:${port} is unreachable`);
+  expect(listing(parent)).toEqual([]); // not even the data dir
+});
 
 test('a refused start on a data dir that holds a log removes nothing: the log, its token and its views stay', async () => {
   const dataDir = tempDir();
@@ -74,4 +112,17 @@ test('a refused start on a data dir that holds a log removes nothing: the log, i
   expect(refused.code).toBe(2);
   expectOneLine(refused.stderr, `Redis at redis://127.0.0.1:${port} is unreachable`);
   expect(listing(dataDir)).toEqual(before);
+});
+
+test('createMailbox refused on a views file another process holds leaves the data dir as it was', async () => {
+  const parent = tempDir();
+  const dataDir = path.join(parent, 'data');
+  fs.mkdirSync(dataDir);
+  lockedViews(dataDir);
+  const before = listing(parent);
+  // Held by this process's other connection: SQLite's lock is per connection, as another process's is.
+  await expect(
+    createMailbox({ dataDir, views: 'sqlite', viewsLockWaitMs: 200, adminToken: ADMIN_TOKEN, logLevel: 'silent' }),
+  ).rejects.toThrow(`The views file ${path.join(dataDir, 'views.sqlite')} is locked by another process`);
+  expect(listing(parent)).toEqual(before);
 });

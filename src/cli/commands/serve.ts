@@ -87,8 +87,8 @@ export function registerServeCommand(program: Command): void {
         if (heartbeatSettings) heartbeat = await startInProcessHeartbeat(server.mailbox, heartbeatSettings, logger);
       } catch (error) {
         // Refused at its start (a hook that cannot run, its metrics port in use): the server closes what it opened
-        // before the one line is printed, rather than being cut off by the exit.
-        await server.close();
+        // before the one line is printed, rather than being cut off by the exit; a first start leaves no log behind.
+        await server.closeRefused();
         throw error;
       }
 

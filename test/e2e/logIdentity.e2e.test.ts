@@ -17,10 +17,11 @@ import { isStartupError } from '../../src/startupError';
 import { createMailbox } from '../../src/mailbox';
 import { ADMIN_TOKEN, silentLogger, tempDir } from '../support/fixtures';
 import { cliOnSources } from '../support/builtCli';
+import { listing, spawnServe as serveRefused } from '../support/serveRefused';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { freePort, startRedis, type TestRedis } from '../support/redisServer';
 import { subscribe } from './wakeSubscriber';
-import { REDIS_TEST_TIMEOUT_ENV, REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
+import { REDIS_TEST_TIMEOUT_MS } from '../support/redisDeadline';
 
 let redis: TestRedis;
 let client: Redis;
@@ -119,28 +120,7 @@ function expectUnwritten(before: Record<string, string>, after: Record<string, s
 }
 
 /** The real CLI entry point (bin/mailbox.js) on the sources: exit code and stderr. */
-function spawnServe(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, cliOnSources('serve'), {
-      env: {
-        PATH: process.env.PATH,
-        MAILBOX_PORT: '0',
-        MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-        MAILBOX_LOG_LEVEL: 'silent',
-        ...REDIS_TEST_TIMEOUT_ENV,
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000); // a server that started instead of refusing
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+const spawnServe = (env: Record<string, string>) => serveRefused({ MAILBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...env });
 
 function expectRefusalLine(text: string, ns: string): void {
   const lines = text.trim().split('\n');
@@ -259,17 +239,6 @@ test('the data dir deleted and Redis kept: the new log refuses the old views, wr
 });
 
 /** Every file and directory under dir (relative path, kind and size), or null when dir is not there. */
-function listing(dir: string): string[] | null {
-  if (!fs.existsSync(dir)) return null;
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((entry) => {
-      const full = path.join(entry.parentPath, entry.name);
-      return `${path.relative(dir, full)} ${entry.isDirectory() ? 'dir' : fs.statSync(full).size}`;
-    })
-    .sort();
-}
-
 test('a first start on views of another log (an empty data dir, a missing one, a views file left alone) is refused and leaves no file behind: no new events.sqlite', async () => {
   const ns = namespace();
   const first = await serve({ dataDir: tempDir(), redisNamespace: ns });

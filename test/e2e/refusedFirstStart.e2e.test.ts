@@ -10,60 +10,32 @@ import path from 'node:path';
 import { ADMIN_TOKEN, tempDir } from '../support/fixtures';
 import { createMailbox } from '../../src/mailbox';
 import { cliOnSources } from '../support/builtCli';
-import { openSqliteDatabase, type SqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
+import { listing, spawnServe as serve } from '../support/serveRefused';
+import { openSqliteDatabase } from '../../src/support/sqlite/sqliteDriver';
 import { freePort, spawnRedis, stopChild } from '../support/redisServer';
-import { REDIS_TEST_TIMEOUT_ENV } from '../support/redisDeadline';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, cliOnSources('serve'), {
-      env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_LOG_LEVEL: 'silent', ...REDIS_TEST_TIMEOUT_ENV, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000); // a server that started instead of refusing
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
-
-/** Every entry under dir with its size (null: dir is not there). */
-function listing(dir: string): string[] | null {
-  if (!fs.existsSync(dir)) return null;
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .map((entry) => {
-      const full = path.join(entry.parentPath, entry.name);
-      return `${path.relative(dir, full)} ${entry.isDirectory() ? 'dir' : fs.statSync(full).size}`;
-    })
-    .sort();
-}
-
-/** A views file held in an exclusive transaction by this (test) process: another process to the CLI's server. */
-function lockedViews(dir: string): SqliteDatabase {
-  const db = openSqliteDatabase(path.join(dir, 'views.sqlite'));
+/** A data dir (under a parent of its own) holding only a views file, held in an exclusive transaction by this process. */
+function lockedViewsDir(): { parent: string; dataDir: string } {
+  const parent = tempDir();
+  const dataDir = path.join(parent, 'data');
+  fs.mkdirSync(dataDir);
+  const db = openSqliteDatabase(path.join(dataDir, 'views.sqlite'));
   db.exec('CREATE TABLE held (x)');
   db.exec('BEGIN EXCLUSIVE');
   cleanups.push(() => void db.close());
-  return db;
+  return { parent, dataDir };
 }
 
 const expectOneLine = (stderr: string, text: string) =>
   expect(stderr.trim().split('\n')).toEqual([expect.stringContaining(text)]);
 
 test('a first start refused on a views file another process holds leaves the data dir as it was: no events.sqlite, no token', async () => {
-  const parent = tempDir();
-  const dataDir = path.join(parent, 'data');
-  fs.mkdirSync(dataDir);
-  lockedViews(dataDir);
+  const { parent, dataDir } = lockedViewsDir();
   const before = listing(parent);
   expect(before).toEqual(['data dir', expect.stringMatching(/^data\/views\.sqlite \d+$/)]);
   const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_VIEWS: 'sqlite', MAILBOX_VIEWS_LOCK_WAIT_MS: '200' });
@@ -115,10 +87,7 @@ test('a refused start on a data dir that holds a log removes nothing: the log, i
 });
 
 test('createMailbox refused on a views file another process holds leaves the data dir as it was', async () => {
-  const parent = tempDir();
-  const dataDir = path.join(parent, 'data');
-  fs.mkdirSync(dataDir);
-  lockedViews(dataDir);
+  const { parent, dataDir } = lockedViewsDir();
   const before = listing(parent);
   // Held by this process's other connection: SQLite's lock is per connection, as another process's is.
   await expect(

@@ -57,9 +57,9 @@ test('a first start refused by a Redis that takes no more connections once the l
   expect(listing(parent)).toEqual([]); // not even the data dir
 });
 
-test('a refused start on a data dir that holds a log removes nothing: the log, its token and its views stay', async () => {
+/** A data dir holding a log made by a start that served (its token generated, its views in views.sqlite), then stopped. */
+async function servedDataDir(): Promise<string> {
   const dataDir = tempDir();
-  // A log made by a start that served (its token generated, its views in views.sqlite), then stopped.
   const first = spawn(process.execPath, cliOnSources('serve'), {
     env: { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -73,6 +73,11 @@ test('a refused start on a data dir that holds a log removes nothing: the log, i
   );
   await listening;
   await stopChild(first);
+  return dataDir;
+}
+
+test('a refused start on a data dir that holds a log removes nothing: the log, its token and its views stay', async () => {
+  const dataDir = await servedDataDir();
   const before = listing(dataDir);
   expect(before).toEqual(
     expect.arrayContaining([expect.stringMatching(/^admin\.token \d+$/), expect.stringMatching(/^events\.sqlite \d+$/)]),
@@ -94,4 +99,20 @@ test('createMailbox refused on a views file another process holds leaves the dat
     createMailbox({ dataDir, views: 'sqlite', viewsLockWaitMs: 200, adminToken: ADMIN_TOKEN, logLevel: 'silent' }),
   ).rejects.toThrow(`The views file ${path.join(dataDir, 'views.sqlite')} is locked by another process`);
   expect(listing(parent)).toEqual(before);
+});
+
+// It stopped with SQLite's 'database is locked' and a stack trace, exit 1: the views file's claim at start (a write) met
+// the other process's lock, which only the file's open was said for.
+test('a start on a log whose views file another process holds (WAL, an exclusive transaction) is refused in one line, exit 2, nothing removed', async () => {
+  const dataDir = await servedDataDir();
+  const views = openSqliteDatabase(path.join(dataDir, 'views.sqlite'));
+  expect(views.pragma('journal_mode', { simple: true })).toBe('wal');
+  views.exec('BEGIN EXCLUSIVE');
+  cleanups.push(() => void views.close());
+  const before = listing(dataDir);
+  const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_VIEWS_LOCK_WAIT_MS: '200' });
+  expect(refused.code).toBe(2);
+  expectOneLine(refused.stderr, `The views file ${path.join(dataDir, 'views.sqlite')} is locked by another process`);
+  expect(refused.stderr).not.toContain('SqliteError');
+  expect(listing(dataDir)).toEqual(before);
 });

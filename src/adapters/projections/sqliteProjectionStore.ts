@@ -169,6 +169,8 @@ export class SqliteProjectionStore implements ProjectionStore {
   private readonly writers = new Map<string, SqliteViewWriter>();
   private readonly readers = new Map<string, SqliteViewReader>();
   private readonly generationsOfViews: SqliteGenerations;
+  /** How long a write waits for another connection's lock (MAILBOX_VIEWS_LOCK_WAIT_MS), for the refusal past it. */
+  private readonly lockWaitMs: number;
   private readonly eventsPerTransaction: number;
   private readonly transactionBudgetMs: number;
   /**
@@ -200,6 +202,7 @@ export class SqliteProjectionStore implements ProjectionStore {
     private readonly wakeBus: WakeBus,
     options: SqliteProjectionOptions & { driver: SqliteDriver }, // the binding `db` was opened with
   ) {
+    this.lockWaitMs = lockWaitOf(options);
     this.eventsPerTransaction = options.eventsPerTransaction ?? 2000;
     this.transactionBudgetMs = options.transactionBudgetMs ?? 10;
     this.driver = options.driver;
@@ -411,11 +414,17 @@ export class SqliteProjectionStore implements ProjectionStore {
   }
 
   async claim(logIdentity: string): Promise<ViewsBinding> {
-    this.meta.transaction(() => {
-      const writer = this.writer(this.meta.active());
-      const state = writer.state();
-      if (state.logIdentity === null && state.checkpoint === null) writer.setLogIdentity(logIdentity);
-    });
+    try {
+      this.meta.transaction(() => {
+        const writer = this.writer(this.meta.active());
+        const state = writer.state();
+        if (state.logIdentity === null && state.checkpoint === null) writer.setLogIdentity(logIdentity);
+      });
+    } catch (error) {
+      // The start's first write to the file: another process's lock (an exclusive transaction on a file in WAL mode
+      // lets the open through) was SQLite's 'database is locked' with a stack trace; said as a lock at open is.
+      throw unopenableFileRefused(this.file, error, this.lockWaitMs) ?? error;
+    }
     this.claimed = logIdentity; // from now on only this log's views are read or written, whoever holds them now
     return this.binding();
   }

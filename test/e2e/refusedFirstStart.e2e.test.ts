@@ -53,7 +53,10 @@ test('a first start refused by a Redis that takes no more connections once the l
   const dataDir = path.join(parent, 'not', 'yet');
   const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}` });
   expect(refused.code).toBe(2);
-  expectOneLine(refused.stderr, `Redis at redis://127.0.0.1:${port} is unreachable`);
+  expectOneLine(
+    refused.stderr,
+    `Redis at redis://127.0.0.1:${port} refuses new connections: it answered 'ERR max number of clients reached' and closed the connection (its maxclients is reached`,
+  );
   expect(listing(parent)).toEqual([]); // not even the data dir
 });
 
@@ -87,7 +90,10 @@ test('a refused start on a data dir that holds a log removes nothing: the log, i
   cleanups.push(() => stopChild(redis));
   const refused = await serve({ MAILBOX_DATA_DIR: dataDir, MAILBOX_REDIS_URL: `redis://127.0.0.1:${port}` });
   expect(refused.code).toBe(2);
-  expectOneLine(refused.stderr, `Redis at redis://127.0.0.1:${port} is unreachable`);
+  expectOneLine(
+    refused.stderr,
+    `Redis at redis://127.0.0.1:${port} refuses new connections: it answered 'ERR max number of clients reached' and closed the connection (its maxclients is reached`,
+  );
   expect(listing(dataDir)).toEqual(before);
 });
 

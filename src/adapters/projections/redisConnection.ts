@@ -16,6 +16,7 @@ import { shortenClusterRefresherDisconnect } from './clusterRefresherDisconnect'
 import { endClosedSocketsAtOnce } from './closedSocketDisconnect';
 import { reconnectWhenEndedByIoredis } from './sentinelRevival';
 import { parseRedisUrl, redactRedisUrl, redisHostsOf, type RedisTopology } from './redisTopology';
+import { closedAtOnce, unaskedError } from './redisGreeting';
 
 /**
  * ioredis, loaded at the first connection: a process that talks to no Redis (the embedded default, every client
@@ -320,7 +321,17 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     else await client.connect();
   } catch (error) {
     client.disconnect();
-    if (refusal === undefined) throw unreachable(describeTopology(topology, url), socketError ?? error, options);
+    if (refusal === undefined) {
+      const cause = socketError ?? error;
+      // A server that closed the connection at once may have said why first (maxclients): said, not "unreachable".
+      const said =
+        topology.kind === 'single' && !topology.tls && closedAtOnce(cause)
+          ? await unaskedError(topology.host.host, topology.host.port)
+          : null;
+      throw said === null
+        ? unreachable(describeTopology(topology, url), cause, options)
+        : closedWithError(describeTopology(topology, url), said, cause, options);
+    }
     const watched =
       topology.kind === 'sentinel' && UNKNOWN_MASTER.test(refusal.message) ? await mastersWatched(topology, options) : null;
     throw handshakeRefused(describeTopology(topology, url), refusal, options, watched);
@@ -333,6 +344,27 @@ export async function connectRedis(url: string, options: RedisConnectionOptions)
     throw handshakeRefused(describeTopology(topology, url), refusal, options);
   }
   return client;
+}
+
+/**
+ * UNAVAILABLE for a Redis that answered a new connection with an error and closed it (maxclients reached): it runs,
+ * so "start it" was wrong; what it said is the cause, and a start goes on retrying (other clients may leave).
+ */
+function closedWithError(
+  where: string,
+  said: string,
+  cause: unknown,
+  { variable = 'MAILBOX_REDIS_URL' }: Pick<RedisConnectionOptions, 'variable'>,
+) {
+  const full = /max number of clients/i.test(said) ? ' (its maxclients is reached: raise it, or close other clients)' : '';
+  const error = new MailboxError(
+    'UNAVAILABLE',
+    'Service unavailable',
+    `${where} refuses new connections: it answered '${said}' and closed the connection${full}. Check the server, or fix ${variable}. Nothing was read or written.`,
+    { field: variable },
+  );
+  (error as Error).cause = new Error(said, { cause });
+  return error;
 }
 
 /**

@@ -1,0 +1,35 @@
+/**
+ * What a Redis that closes a new connection at once said first. A server at its `maxclients` writes
+ * "-ERR max number of clients reached" as it accepts, then closes: ioredis, writing its first command, meets only the
+ * closed socket (EPIPE, ECONNRESET), and the start said "unreachable (write EPIPE): start it" of a server that runs
+ * and answered. Asked only once a connection has failed so, of a plain (not TLS) node: the server's first line if it
+ * sent an error before anything was asked, else null (a server that waits for a command sends nothing).
+ */
+import net from 'node:net';
+
+const LISTEN_MS = 500;
+const CLOSED_AT_ONCE = new Set(['EPIPE', 'ECONNRESET']);
+
+/** Whether a failed connection's error is a socket the server closed (the case a greeting may explain). */
+export const closedAtOnce = (error: unknown): boolean =>
+  CLOSED_AT_ONCE.has(String((error as { code?: unknown } | null)?.code ?? ''));
+
+export function unaskedError(host: string, port: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    let said = '';
+    const socket = net.connect({ host, port });
+    const done = (answer: string | null) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done(null), LISTEN_MS);
+    socket.on('data', (chunk: Buffer) => {
+      said += chunk.toString('utf8');
+      const line = said.split('\r\n')[0];
+      if (said.includes('\r\n') || said.length > 200) done(line.startsWith('-') ? line.slice(1).slice(0, 200) : null);
+    });
+    socket.on('error', () => done(null));
+    socket.on('close', () => done(said.startsWith('-') ? said.split('\r\n')[0].slice(1, 201) : null));
+  });
+}

@@ -14,22 +14,26 @@ const CLOSED_AT_ONCE = new Set(['EPIPE', 'ECONNRESET']);
 export const closedAtOnce = (error: unknown): boolean =>
   CLOSED_AT_ONCE.has(String((error as { code?: unknown } | null)?.code ?? ''));
 
+/** The server's first line when it is an error reply ("-ERR ..."), without its dash and cut to 200 characters. */
+function errorLine(said: string): string | null {
+  return said.startsWith('-') ? said.split('\r\n')[0].slice(1, 201) : null;
+}
+
 export function unaskedError(host: string, port: number): Promise<string | null> {
   return new Promise((resolve) => {
     let said = '';
     const socket = net.connect({ host, port });
-    const done = (answer: string | null) => {
+    const done = () => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(answer);
+      resolve(errorLine(said));
     };
-    const timer = setTimeout(() => done(null), LISTEN_MS);
+    const timer = setTimeout(done, LISTEN_MS);
     socket.on('data', (chunk: Buffer) => {
       said += chunk.toString('utf8');
-      const line = said.split('\r\n')[0];
-      if (said.includes('\r\n') || said.length > 200) done(line.startsWith('-') ? line.slice(1).slice(0, 200) : null);
+      if (said.includes('\r\n') || said.length > 200) done();
     });
-    socket.on('error', () => done(null));
-    socket.on('close', () => done(said.startsWith('-') ? said.split('\r\n')[0].slice(1, 201) : null));
+    socket.on('error', done);
+    socket.on('close', done);
   });
 }

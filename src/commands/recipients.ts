@@ -36,10 +36,43 @@ export const isIdentity = (value: string): boolean => IDENTITY_PATTERN.test(valu
  * the difference itself.
  */
 export function meantBroadcast(to: string): boolean {
+  const unwrapped = withoutWrapping(to);
+  if (unwrapped !== null) return unwrapped === BROADCAST || meantBroadcast(unwrapped);
   const squeezed = to.replace(/[\s:@]/g, '').toUpperCase();
   if (['AGENT*', 'AGENTS*', 'AGENT**', '*', 'AGENT', 'AGENTS'].includes(squeezed)) return true;
   return readsLikeBroadcast(to.trim().replace(/^(AGENTS?:|@)/i, ''));
 }
+
+/** Pairs that wrap a value: quotes (a JSON-encoded string, a name as prose quotes it), backticks, brackets. */
+const WRAPPING: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '`': '`',
+  '<': '>',
+  '[': ']',
+  '(': ')',
+  '{': '}',
+  '\u201c': '\u201d',
+  '\u2018': '\u2019',
+};
+
+/**
+ * What a value wrapped in quotes or brackets holds ('"@bob"', the JSON encoding of @bob; "'AGENT:*'", as a refusal
+ * quotes it in its prose; '<@bob>', '`@bob`'), without them; null when nothing wraps it (whitespace alone is the
+ * identity's own fault). Refused with the two shapes alone, a model saw its @bob and the shape agree, and could not
+ * tell what was wrong. Suggested, never taken.
+ */
+export function withoutWrapping(text: string): string | null {
+  let inner = text.trim();
+  let unwrapped = false;
+  while (inner.length >= 2 && WRAPPING[inner[0]!] === inner[inner.length - 1]) {
+    inner = inner.slice(1, -1).trim();
+    unwrapped = true;
+  }
+  return unwrapped ? inner : null;
+}
+
+const WRITTEN_ALONE = 'A recipient is written alone, without quotes or brackets around it.';
 
 const BROADCAST_HINT =
   ` Did you mean ${BROADCAST}, the broadcast? It is written exactly so: AGENT in capitals, a colon, an asterisk, ` +
@@ -51,6 +84,9 @@ const BROADCAST_HINT =
  * `suggestions`: a model read the message, and guessed.
  */
 function identityMeant(written: string, knownIdentities: readonly string[]): { hint: string; meant: string[] } {
+  const unwrapped = withoutWrapping(written);
+  if (unwrapped !== null && isIdentity(unwrapped))
+    return { hint: ` Did you mean ${unwrapped}? ${WRITTEN_ALONE}`, meant: [unwrapped] };
   const near = closestIdentities(written, knownIdentities);
   const withAt = `@${written.trim()}`;
   const missingAt = !written.trim().startsWith('@') && isIdentity(withAt);

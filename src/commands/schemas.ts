@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { pageSize } from './numberFields';
 import { receivedOf } from './teachingMessages';
 import { ROLES } from './roles';
-import { identityFault, IDENTITY_PATTERN, MAX_LIST_RECIPIENTS } from './recipients';
+import { identityFault, IDENTITY_PATTERN, MAX_LIST_RECIPIENTS, withoutWrapping } from './recipients';
 import { MAX_TAGS, prioritySchema, TAG_SHORT_FORM, tagListSchema, taskEnvelopeSchema } from './messageFields';
 import { expectsReplyBySchema } from './replyDeadline';
 import { readableText } from './readableText';
@@ -27,7 +27,13 @@ export const IDENTITY_FORM = 'must be an identity: @ followed by 1-64 of A-Z a-z
  */
 export function identityRefused(input: unknown): string {
   if (typeof input !== 'string') return '';
-  const meant = IDENTITY_PATTERN.test(`@${input}`) ? `: did you mean "@${input}"? (the @ is part of the identity)` : '';
+  const unwrapped = withoutWrapping(input);
+  const meant =
+    unwrapped !== null && IDENTITY_PATTERN.test(unwrapped)
+      ? `: did you mean "${unwrapped}"? (an identity is written alone, without quotes or brackets around it)`
+      : IDENTITY_PATTERN.test(`@${input}`)
+        ? `: did you mean "@${input}"? (the @ is part of the identity)`
+        : '';
   const fault = identityFault(input);
   return `; ${shownValue(input)} is not one${fault ? `: ${fault}` : meant}`;
 }

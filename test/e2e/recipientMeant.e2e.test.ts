@@ -31,6 +31,32 @@ test.each([
   expect(await mcp.server.eventCount()).toBe(before);
 });
 
+// A recipient wrapped in quotes or brackets: the JSON encoding of one ('"@bob"'), the broadcast as the refusals' own
+// prose quotes it ("to: 'AGENT:*'"), '<@carol>'. Refused with the two shapes alone, and no suggestion: a model saw its
+// @bob and the shape agree, and could not tell what was wrong. The refusal now names the recipient it holds (never
+// taken for it), over MCP as over HTTP, and still writes nothing.
+test.each([
+  ['"@bob"', 'Did you mean @bob? A recipient is written alone, without quotes or brackets around it.', ['@bob']],
+  ['<@dave>', 'Did you mean @dave? A recipient is written alone, without quotes or brackets around it.', ['@dave']],
+  ["'AGENT:*'", 'Did you mean AGENT:*, the broadcast? It is written exactly so', ['AGENT:*']],
+  ['"@all"', 'Did you mean AGENT:*, the broadcast?', ['AGENT:*']],
+  [
+    ['@bob', '`@carol`'],
+    'Did you mean @carol? A recipient is written alone, without quotes or brackets around it. Nothing was sent.',
+    ['@carol'],
+  ],
+  [['"AGENT:*"'], "For every agent, send to: 'AGENT:*' on its own (not in a list)", ['AGENT:*']],
+])('to %j: refused naming the recipient it wraps, over MCP as over HTTP; nothing written', async (to, said, suggestions) => {
+  const alice = await mcp.clients.http(mcp.t['@alice']);
+  const before = await mcp.server.eventCount();
+  const overMcp = await callTool(alice, 'add_message', send(to));
+  expect([overMcp.isError, overMcp.body.code, overMcp.body.suggestions]).toEqual([true, 'INVALID_RECIPIENT_SHAPE', suggestions]);
+  expect(overMcp.body.message).toContain(said);
+  const overHttp = await mcp.server.call('POST', '/v1/messages', { token: mcp.t['@alice'], body: send(to) });
+  expect([overHttp.status, overHttp.body]).toEqual([400, overMcp.body]);
+  expect(await mcp.server.eventCount()).toBe(before);
+});
+
 // An identity's own fault: the refusal named the form alone ("1-64 of A-Z a-z 0-9 _ -"), leaving a model to find the
 // '.' of '@bob.smith' or to count the characters of a long name itself. It now says what is wrong, and where.
 test.each([
@@ -101,6 +127,9 @@ test('a filter given a wrong identity says what is wrong with it too', async () 
   const listed = await callTool(bob, 'list_messages', { from: '@alice.a' });
   expect([listed.isError, listed.body.code, listed.body.field]).toEqual([true, 'VALIDATION_FAILED', 'from']);
   expect(listed.body.message).toContain(`"@alice.a" is not one: it holds '.' at index 6, which no identifier takes`);
+  const quoted = await callTool(bob, 'list_messages', { from: '"@alice"' });
+  expect([quoted.isError, quoted.body.code, quoted.body.field]).toEqual([true, 'VALIDATION_FAILED', 'from']);
+  expect(quoted.body.message).toContain(`is not one: did you mean "@alice"? (an identity is written alone, without quotes`);
 });
 
 // A send to an unregistered identity near a registered one (@bobb, @carl) is stored with a warning whose suggestions

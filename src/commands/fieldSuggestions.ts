@@ -118,22 +118,38 @@ export function positionHint(input: string, keys: readonly string[], allowed: re
 }
 
 /**
+ * What a wrapper holds: an object, or that object JSON-encoded as one string (`{"filters": "{\"status\":\"unread\"}"}`,
+ * seed 003's filter as a client encodes it); null for anything else.
+ */
+function wrappedObject(value: unknown): object | null {
+  let inner = value;
+  if (typeof inner === 'string') {
+    try {
+      inner = JSON.parse(inner);
+    } catch {
+      return null;
+    }
+  }
+  return inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? inner : null;
+}
+
+/**
  * The whole input wrapped in one key (`{"arguments": {"to": ..., "subject": ..., "body": ...}}`, `input`, `params`,
- * `message`): a client or a model that nests a call's fields one level too deep. The key it wrapped them in, when the
- * input holds nothing else and every field inside is one this input takes; else null.
+ * `message`, or those fields JSON-encoded in it): a client or a model that nests a call's fields one level too deep. The
+ * key it wrapped them in, when the input holds nothing else and every field inside is one this input takes; else null.
  */
 export function wrapperOf(keys: readonly string[], given: unknown, allowed: readonly string[]): string | null {
   if (keys.length !== 1 || given === null || typeof given !== 'object' || Array.isArray(given)) return null;
   if (Object.keys(given).length !== 1) return null;
-  const inner = (given as Record<string, unknown>)[keys[0]];
-  if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return null;
+  const inner = wrappedObject((given as Record<string, unknown>)[keys[0]]);
+  if (inner === null) return null;
   const fields = Object.keys(inner);
   return fields.length > 0 && fields.every((field) => allowed.includes(field)) ? keys[0] : null;
 }
 
 /** What to send instead of the wrapped input (wrapperOf): its fields themselves, at the top level. */
 export const unwrapHint = (input: string, wrapper: string, given: Record<string, unknown>): string => {
-  const fields = Object.keys(given[wrapper] as object);
+  const fields = Object.keys(wrappedObject(given[wrapper]) ?? {});
   const form = `{${fields.map((field) => `"${field}": ...`).join(', ')}}`;
   return (
     ` The fields inside '${wrapper}' (${fields.join(', ')}) are ${input}'s own: give them at the top level, ${form}, ` +

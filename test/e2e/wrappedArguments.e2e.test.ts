@@ -35,12 +35,15 @@ describe.each(['http', 'stdio'] as const)('MCP over %s', (via) => {
     ['message', 'add_message', { to: '@bob', subject: 'standup', body: '10:00' }, '"to": ..., "subject": ..., "body": ...'],
     ['params', 'list_messages', { status: 'unread' }, '"status": ...'],
     ['input', 'mark_read', { all: true }, '"all": ...'],
+    // JSON-encoded in the wrapper, as a client encodes a filter (seed 003): told only that 'filters' is no field
+    ['filters', 'list_messages', JSON.stringify({ status: 'unread', from: '@bob' }), '"status": ..., "from": ...'],
   ])("the fields wrapped in '%s' (%s) are told to go at the top level", async (wrapper, tool, fields, form) => {
     const envelope = await refusedWithoutEvents(() => callTool(tool, { [wrapper]: fields }));
     expect(envelope).toMatchObject({ code: 'UNKNOWN_FIELD', field: wrapper });
     expect(envelope.suggestions).toBeUndefined();
+    const inside = typeof fields === 'string' ? JSON.parse(fields) : fields;
     expect(envelope.message).toContain(
-      `The fields inside '${wrapper}' (${Object.keys(fields).join(', ')}) are ${tool}'s own: give them at the top ` +
+      `The fields inside '${wrapper}' (${Object.keys(inside).join(', ')}) are ${tool}'s own: give them at the top ` +
         `level, {${form}}, not wrapped in '${wrapper}'. Nothing was done.`,
     );
   });

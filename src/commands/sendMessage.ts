@@ -351,7 +351,9 @@ export function sendWarnings(input: SendMessageInput, registry: RegistryState, s
     warnings.push({
       code,
       message: `The message is stored, but ${sentence}`,
-      ...(recipient.kind === 'list' ? { identity } : {}),
+      // Named in every form of `to`: a client reads which recipient a warning is about from the same field whether it
+      // sent to one identity or a list.
+      identity,
       ...(suggestions.length ? { suggestions } : {}),
     });
   }

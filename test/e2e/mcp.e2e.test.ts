@@ -152,6 +152,12 @@ test('a warning about a recipient that is not an active agent names list_agents,
   ]) {
     const sent = json(await call(a, 'add_message', { to, subject: 's', body: 'b' }));
     expect(sent.warnings).toEqual([expect.objectContaining({ code, message: expect.stringContaining('list_agents') })]);
+    // The warning names its recipient whether `to` was one identity or a list (it did for a list only).
+    const listed = json(await call(a, 'add_message', { to: [to, '@b'], subject: 's', body: 'b' }));
+    expect([sent.warnings[0].identity, listed.warnings.map((warning: { identity: string }) => warning.identity)]).toEqual([
+      to,
+      [to],
+    ]);
   }
 });
 

@@ -166,7 +166,7 @@ describe('a direct send to someone who is not an active agent', () => {
   test('a retired identity: the warning says retired (never "if it registers"); strictRecipients refuses it', async () => {
     const { status, body } = await server.call('POST', '/v1/messages', { token: t['@a'], body: message('@gone') });
     expect(status).toBe(201);
-    expect(body.warnings).toEqual([expect.objectContaining({ code: 'RETIRED_RECIPIENT' })]);
+    expect(body.warnings).toEqual([expect.objectContaining({ code: 'RETIRED_RECIPIENT', identity: '@gone' })]);
     expect(body.warnings[0].message).toMatch(/@gone was retired at .* and will never read it \(identities are never reused\)/);
     expect(body.warnings[0].message).not.toContain('register');
     const refused = await rejected(

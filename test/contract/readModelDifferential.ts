@@ -211,9 +211,11 @@ function randomTaskEvent(log: LogBuilder, task: { id: string; sender: string; au
   else if (roll < 0.78) event = { type: 'TaskReleased', data: { taskId, claimant: who, from, releasedAt: at } };
   else if (roll < 0.86)
     event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt: at, expiredAt: at } };
-  else if (roll < 0.9)
-    event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline: at, expiredAt: at } };
-  else if (roll < 0.95) {
+  else if (roll < 0.9) {
+    // The sweep records an expiry after its deadline (the rules date it at the deadline).
+    const deadline = new Date(Date.parse(at) - 1_000).toISOString();
+    event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline, expiredAt: at } };
+  } else if (roll < 0.95) {
     log.task(task.sender, { type: 'TaskOutcomeSeen', data: { taskId, sender: task.sender, state: from, seenAt: at } });
     return;
   } else

@@ -134,4 +134,23 @@ test('a task past its deadline: every read shows it Canceled, expired at its dea
     message: { parts: [{ kind: 'text', text: `expired at its deadline ${deadline}` }] },
   });
   expect(expired.sent).toMatchObject({ state: 'Canceled', reason: 'expired', statusMessage: 'expired', updatedAt: deadline });
+
+  // Swept a minute later: the listings still date the expiry at the deadline, as get_task does (they said the sweep's
+  // time before). Over MCP's list_tasks alike, for the sender and the holder.
+  at += 60_000;
+  expect(await server.mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
+  const swept = await reads(taskId, '@b');
+  expect(swept.got.status).toMatchObject({ state: 'TASK_STATE_CANCELLED', timestamp: deadline });
+  expect(swept.sent).toMatchObject({ state: 'Canceled', reason: 'expired', updatedAt: deadline, updatedBy: 'sweeper' });
+  for (const [who, view] of [
+    ['@s', 'sent'],
+    ['@b', 'assigned'],
+  ]) {
+    const client = await mcp.http(t[who]);
+    const listing = (await client.callTool({ name: 'list_tasks', arguments: { view, state: 'Canceled' } })) as {
+      structuredContent?: { tasks: Array<{ taskId: string }> };
+    };
+    const listed = listing.structuredContent?.tasks.find((task) => task.taskId === taskId);
+    expect([who, listed]).toEqual([who, expect.objectContaining({ state: 'Canceled', updatedAt: deadline })]);
+  }
 });

@@ -48,13 +48,17 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
   }
   const before = view.task(fact.event.data.taskId);
   if (before === undefined || before.updatedPosition >= at) return;
-  // Reading the outcome is no change to the task: its last change (updatedAt, updatedBy) stays.
-  const touched = fact.event.type === 'TaskOutcomeSeen' ? {} : { updatedAt: fact.at, updatedBy: fact.actor };
+  // Reading the outcome is no change to the task: its last change (updatedAt, updatedBy) stays. An expiry is dated at
+  // its deadline, as every read before the sweep (taskAsOf) and get_task say: the sweep only records it, later.
+  const touched = fact.event.type === 'TaskOutcomeSeen' ? {} : { updatedAt: changedAt(fact), updatedBy: fact.actor };
   const after = { ...applied(before, fact.event, fact.actor), ...touched, updatedPosition: at };
   sink.taskUpserted(after);
   moved(before, after, sink);
   if (makesHistoryLine(fact.event.type)) sink.historyLineRecorded(fact.eventId, after.taskId);
 }
+
+const changedAt = (fact: TaskFact & { kind: 'taskChanged' }): string =>
+  fact.event.type === 'TaskExpired' ? fact.event.data.deadline : fact.at;
 
 function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
   switch (event.type) {

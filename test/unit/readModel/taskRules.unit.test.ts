@@ -587,4 +587,24 @@ describe('read model: a task as a read shows it (taskAsOf): what the sweep recor
         });
       });
   });
+
+  it("an expiry the sweep records later is dated at the deadline, as the read showed it before (and the sender's mark)", () => {
+    const { log, taskId } = broadcastTask();
+    log.task('@b', claimedBy(taskId, '@b', log.nextAt));
+    const given = log.projected();
+    const deadline = new Date(Date.parse(log.nextAt) - 500).toISOString(); // after the claim, before the sweep
+    const swept = next(log, (l) =>
+      l.task('sweeper', {
+        type: 'TaskExpired',
+        data: { taskId, from: 'Submitted', to: 'Canceled', reason: 'expired', deadline, expiredAt: l.nextAt },
+      }),
+    );
+    ReadModelSpec.given(given)
+      .when(...swept)
+      .thenViews((views) => {
+        const task = views.tasks.task(taskId)!;
+        expect(task).toMatchObject({ state: 'Canceled', updatedAt: deadline, updatedBy: 'sweeper' });
+        expect(views.heartbeat('@a').tasksWaitingSince).toEqual({ position: Number(swept[0].position), at: deadline, taskId });
+      });
+  });
 });

@@ -62,3 +62,11 @@ test.each(['http', 'mcp'])("over %s a direct task's recipient still declines it"
       : (await callTool(await mcp.clients.http(mcp.t['@k']), 'update_task', { taskId, to: 'Rejected', reason: 'not mine' })).body;
   expect(declined).toMatchObject({ state: 'Rejected' });
 });
+
+test("update_task's `to`, as a model reads it in tools/list, says only a direct task's recipient declines", async () => {
+  const { tools } = await (await mcp.clients.http(mcp.t['@k'])).listTools();
+  const to = (tools.find((tool) => tool.name === 'update_task')!.inputSchema.properties as Record<string, any>).to;
+  // It said "Rejected (decline; reason)": a claimant of an AGENT:* or list task read it as its move, and got the 409 above.
+  expect(to.description).toContain("Rejected (only a direct task's recipient declines; reason)");
+  expect(to.description).toContain('Submitted (give back a task you claimed)');
+});

@@ -53,6 +53,8 @@ test('tools/list answer size, measured on the wire', async () => {
   // sentence on status "archived" dropped (the status property says it): 27,086 bytes.
   // Then add_message's result said the reply's due time kept, expectsReplyBy (+35 B), and update_task's description said
   // its refusal in fewer words (-28 B): 27,097 bytes.
+  // Then update_task's `to` said only a direct task's recipient declines (+34 B), paid for by fewer words in the same
+  // tool (its spellings, its description's parentheses): 27,090 bytes.
   expect(bytes).toBeLessThan(27_100);
 
   // docs/mcp.md said "about 10.9 KB on the wire", 6.2 KB for a model and 4.7 KB of output schemas while the answer had

@@ -34,11 +34,11 @@ export const TASK_TOOLS: ToolDefinition[] = [
     name: 'update_task',
     command: 'update_task',
     description:
-      'Move a task to a new state. If you hold it: Working (accept), Rejected (decline a direct one; reason), InputRequired or ' +
-      'AuthRequired (ask the sender, with note), Completed (with artifacts), Failed (with reason), or Submitted to give back ' +
-      'a task you claimed. If you sent it: Canceled, or Working (note) to answer its InputRequired/AuthRequired ' +
+      'Move a task to a new state. If you hold it: Working (accept), Rejected (decline a direct one; reason), ' +
+      'InputRequired/AuthRequired (ask the sender; note), Completed (artifacts), Failed (reason), or Submitted to give ' +
+      'back a task you claimed. If you sent it: Canceled, or Working (note) to answer its InputRequired/AuthRequired ' +
       "(this is provide_input: the note is the input; a message of yours to the holder in the task's thread answers it too). " +
-      'Completed, Canceled, Failed and Rejected are final. A move you may not make is refused (INVALID_TRANSITION, ' +
+      'Completed, Canceled, Failed, Rejected are final. A move you may not make is refused (INVALID_TRANSITION, ' +
       'listing the moves you may make); nothing changes.',
     schema: transitionTaskSchema,
     output: taskResultSchema,

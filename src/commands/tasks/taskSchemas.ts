@@ -43,9 +43,10 @@ const ARTIFACT_FORM = showingForm(
 export const transitionTaskSchema = z.strictObject({
   taskId,
   to: taskStateSchema.describe(
-    'the new state. Assignee: Working (accept), Rejected (decline; reason), InputRequired/AuthRequired (note), Completed ' +
-      '(artifacts), Failed (reason), Submitted (give back a task you claimed). Sender: Canceled, or Working to answer ' +
-      'an InputRequired/AuthRequired. v0.3 (input-required) and v1.0 (TASK_STATE_INPUT_REQUIRED) spellings are accepted.',
+    "the new state. Assignee: Working (accept), Rejected (only a direct task's recipient declines; reason), " +
+      'InputRequired/AuthRequired (note), Completed (artifacts), Failed (reason), Submitted (give back a task you ' +
+      'claimed). Sender: Canceled, or Working to answer InputRequired/AuthRequired. A2A spellings (input-required, ' +
+      'TASK_STATE_INPUT_REQUIRED) accepted.',
   ),
   reason: readableText(2000, 'say why in words (1-2000 characters)')
     .optional()

@@ -5,9 +5,11 @@
  * answered within one MAILBOX_REDIS_TIMEOUT_MS, as the next ones are.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { startRedis, type TestRedis } from '../support/redisServer';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { waitFor } from '../support/waitFor';
 
 interface LogLine {
   level: number;
@@ -102,3 +104,33 @@ test('a stalled Redis: the first request is answered 503 within one deadline, an
   // One deadline, with a generous margin for a loaded machine: two are at least 2 x DEADLINE_MS.
   for (const { ms } of answers) expect(ms).toBeLessThan(1.8 * DEADLINE_MS);
 });
+
+// The node learnt that Redis answers again only from its next ping, and paused 250 ms before each: every request met in
+// that time (the shared limits, then the read of the views) was still refused 503 by a Redis that answered.
+test('a stalled Redis that answers again: once it has answered what the node asked, the next request is served', async () => {
+  // Served again after the stall of the test before.
+  await waitFor(async () => (await count(t['@a'])).status === 200, { timeoutMs: 15_000, what: 'a request served' });
+  const own = new Redis(redis.url, { lazyConnect: true });
+  await own.connect();
+  redis.pause!();
+  try {
+    expect((await count(t['@a'])).status).toBe(503); // met the stall: the node now knows Redis is silent
+  } finally {
+    redis.resume!();
+  }
+  try {
+    expect(await own.ping()).toBe('PONG'); // Redis answers again
+    // And has answered all the node's limits connection sent it (nothing waits in its buffers): its replies are in the
+    // node's socket before this one is in ours.
+    await waitFor(async () => / qbuf=0 .* obl=0 oll=0 /.test(await limitsClient(own)), { what: 'the limits answered' });
+    for (const identity of ['@a', '@b', '@c']) expect([identity, (await count(t[identity])).status]).toEqual([identity, 200]);
+  } finally {
+    own.disconnect();
+  }
+});
+
+/** The node's shared-limits connection as CLIENT LIST shows it ('' when there is none). */
+const limitsClient = async (own: Redis): Promise<string> =>
+  String(await own.client('LIST'))
+    .split('\n')
+    .find((line) => / name=mailbox-shared-limits /.test(line)) ?? '';

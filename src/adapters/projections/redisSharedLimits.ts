@@ -66,7 +66,10 @@ return {1, redis.call('ZCARD', KEYS[1])}
 /** A stream's lease; renewed every third of it while the stream is open. */
 export const WAKE_STREAM_LEASE_MS = 30_000;
 
-/** While Redis does not answer, how often a ping (off every request's path) looks whether it is back. */
+/**
+ * While Redis does not answer, how often a ping (off every request's path) looks whether it is back: at most this often
+ * (a Redis down refuses each at once), and at once after one that waited at least as long (a stalled Redis).
+ */
 const OUTAGE_PROBE_MS = 250;
 
 declare module 'ioredis' {
@@ -147,25 +150,33 @@ export class RedisSharedLimits implements SharedLimits {
   /** Runs `call`, unless Redis is known not to answer; a call Redis does not answer starts such an outage. */
   private async unlessOut<T>(call: () => Promise<T>): Promise<T> {
     if (this.outage !== null) throw this.outage;
+    const started = performance.now();
     try {
       return await call();
     } catch (error) {
       if (isMailboxError(error) && error.code === 'UNAVAILABLE' && this.outage === null) {
         this.outage = error;
-        void this.probeUntilBack();
+        void this.probeUntilBack(performance.now() - started);
       }
       throw error;
     }
   }
 
-  private async probeUntilBack(): Promise<void> {
-    while (!this.closing.signal.aborted) {
-      await sleep(OUTAGE_PROBE_MS, this.closing.signal);
+  /**
+   * Pings until Redis answers, then ends the outage. A call or ping that waited out its deadline (a stalled Redis:
+   * SIGSTOP, a frozen VM) is followed by the next ping at once, so one is always waiting when Redis answers again and
+   * the outage ends with that answer: a pause of 250 ms after each such ping kept every read refused for up to that long
+   * after Redis answered. One refused sooner (Redis down, or answering with a refusal) waits the rest of OUTAGE_PROBE_MS.
+   */
+  private async probeUntilBack(waitedMs: number): Promise<void> {
+    for (let waited = waitedMs; !this.closing.signal.aborted;) {
+      if (waited < OUTAGE_PROBE_MS) await sleep(OUTAGE_PROBE_MS - waited, this.closing.signal);
+      const started = performance.now();
       try {
         await redisCall('Redis ping', () => this.client.ping());
         break;
       } catch {
-        // still out: look again
+        waited = performance.now() - started; // still out: look again
       }
     }
     this.outage = null;

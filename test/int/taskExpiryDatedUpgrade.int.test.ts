@@ -111,15 +111,8 @@ test('a SQLite views file of the rule before (an expiry dated at its sweep) is r
 
 describe('on Redis', () => {
   let redis: TestRedis;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url);
-  });
-  afterAll(async () => {
-    client.disconnect();
-    await redis.stop();
-  });
+  beforeAll(async () => (redis = await startRedis()));
+  afterAll(() => redis.stop());
 
   test('views of the rules before (version 8: an expiry dated at its sweep) are rebuilt at start, saying why', async () => {
     const namespace = `expiry${process.pid}`;
@@ -135,11 +128,16 @@ describe('on Redis', () => {
     await expiredAndSwept(config);
 
     const keys = new RedisKeys(namespace);
-    const prefix = (await client.get(keys.active)) ?? keys.defaultPrefix;
-    const recordsKey = new RedisTaskKeys(keys).records(prefix);
-    for (const [taskId, json] of Object.entries(await client.hgetall(recordsKey)))
-      await client.hset(recordsKey, taskId, datedAtSweep(json));
-    await client.set(keys.rulesOf(prefix), '8');
+    const client = new Redis(redis.url);
+    try {
+      const prefix = (await client.get(keys.active)) ?? keys.defaultPrefix;
+      const recordsKey = new RedisTaskKeys(keys).records(prefix);
+      for (const [taskId, json] of Object.entries(await client.hgetall(recordsKey)))
+        await client.hset(recordsKey, taskId, datedAtSweep(json));
+      await client.set(keys.rulesOf(prefix), '8');
+    } finally {
+      client.disconnect();
+    }
 
     const { open, messages } = await reopened(config);
     await open.rulesRebuilt;

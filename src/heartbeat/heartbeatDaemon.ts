@@ -19,6 +19,7 @@ import {
   decideNudges,
   isEarlierSignature,
   mayNudge,
+  nudgeRecord,
   recordNudges,
   rememberedNudges,
   type AgentSnapshot,
@@ -459,7 +460,7 @@ export class HeartbeatDaemon {
    */
   private async recordShared(toNudge: readonly Decision[], now: number): Promise<boolean> {
     if (this.shared === null || toNudge.length === 0) return true;
-    const records = new Map(toNudge.map((decision) => [decision.identity, { signature: decision.signature, at: now }]));
+    const records = new Map(toNudge.map((decision) => [decision.identity, nudgeRecord(decision, now)]));
     if (await this.shared.record(records)) return true;
     this.logger.warn(
       { identities: toNudge.map((decision) => decision.identity) },

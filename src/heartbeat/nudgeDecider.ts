@@ -8,7 +8,10 @@
  * newest unread message are unchanged, no mail arrived that is still unread
  * and none left: it is the same set, and it never nudges twice. Tasks waiting
  * on the agent join it by count and by which tasks they are (a task that ended
- * and a new one come between two ticks leave the count as it was).
+ * and a new one come between two ticks leave the count as it was). A set that
+ * only shrank since the last nudge (a read, an archive, a task finished), or got
+ * back what left it (an unarchive), holds nothing newer than what that nudge
+ * covered (`through`): the same set too.
  */
 import { createHash } from 'node:crypto';
 import type { HeartbeatCounts } from '../projections/projectionStore';
@@ -27,6 +30,8 @@ export interface NudgePolicy {
 export interface AgentSnapshot extends HeartbeatCounts {
   /** Newest unread message id; null when not looked up (the signature then falls back to the oldest unread time). */
   newestUnreadId: string | null;
+  /** When the newest unread message was sent (absent or null: not looked up). */
+  newestUnreadSentAt?: string | null;
   /** When the daemon last saw a wake event for this agent (ms since epoch), from the wake bus. */
   lastWakeAt: number | null;
   /** Retired agents can no longer authenticate: nudging them would reach nobody. */
@@ -36,6 +41,17 @@ export interface AgentSnapshot extends HeartbeatCounts {
 export interface NudgeRecord {
   signature: string;
   at: number;
+  /**
+   * What the nudge covered: its newest unread message (id and send time) and where the last task to begin waiting on
+   * the agent stood (tasksWaitingSince's position), null for a part it had none of. Absent when not known (a record of
+   * an earlier version, or a set the nudge did not look up): only the signature then tells the same set.
+   */
+  through?: NudgeCovered;
+}
+
+export interface NudgeCovered {
+  mail: { id: string; sentAt: string } | null;
+  tasks: number | null;
 }
 
 /** Per agent: the last nudge that went out. */
@@ -82,6 +98,8 @@ export interface Decision {
   identity: string;
   verdict: Verdict;
   signature: string;
+  /** What a nudge of this set covers (recorded with it), when known. */
+  through?: NudgeCovered;
   nudge?: Nudge;
 }
 
@@ -130,13 +148,43 @@ function screen(agent: Screened, now: number, policy: NudgePolicy): Verdict | nu
   return null;
 }
 
+/** What a nudge of this agent's set would cover; undefined when its newest unread message was not looked up. */
+export function coveredBy(
+  agent: Pick<AgentSnapshot, 'unread' | 'newestUnreadId' | 'newestUnreadSentAt' | 'tasksWaiting' | 'tasksWaitingSince'>,
+): NudgeCovered | undefined {
+  const mail = agent.unread > 0 ? agent.newestUnreadId : null;
+  const tasks = agent.tasksWaiting > 0 ? (agent.tasksWaitingSince?.position ?? null) : null;
+  if ((agent.unread > 0 && !agent.newestUnreadSentAt) || (agent.tasksWaiting > 0 && tasks === null)) return undefined;
+  return { mail: mail === null ? null : { id: mail, sentAt: agent.newestUnreadSentAt! }, tasks };
+}
+
+/**
+ * Nothing in the set is newer than what the last nudge covered: its newest unread message is that nudge's, or one sent
+ * before it (the newer ones were read or archived since), and no task began waiting on the agent after. A send at the
+ * same millisecond as the nudge's newest is not taken as covered.
+ */
+function covers(through: NudgeCovered | undefined, now: NudgeCovered | undefined): boolean {
+  if (through === undefined || now === undefined) return false;
+  const mail =
+    now.mail === null ||
+    (through.mail !== null && (now.mail.id === through.mail.id || Date.parse(now.mail.sentAt) < Date.parse(through.mail.sentAt)));
+  const tasks = now.tasks === null || (through.tasks !== null && now.tasks <= through.tasks);
+  return mail && tasks;
+}
+
 export function decideAgent(agent: AgentSnapshot, state: NudgeState, now: number, policy: NudgePolicy): Decision {
   const signature = unreadSetSignature(agent);
-  const decision = (verdict: Verdict): Decision => ({ identity: agent.identity, verdict, signature });
+  const through = coveredBy(agent);
+  const decision = (verdict: Verdict): Decision => ({
+    identity: agent.identity,
+    verdict,
+    signature,
+    ...(through && { through }),
+  });
   const screened = screen(agent, now, policy);
   if (screened !== null) return decision(screened);
   const last = state.get(agent.identity);
-  if (last?.signature === signature) return decision('same_set');
+  if (last?.signature === signature || covers(last?.through, through)) return decision('same_set');
   if (last && now - last.at < policy.cooldownMs) return decision('cooldown');
   const nudgeId = createHash('sha256').update(`${agent.identity}\n${signature}`).digest('hex').slice(0, 32);
   return {
@@ -162,10 +210,17 @@ export function decideNudges(agents: readonly AgentSnapshot[], state: NudgeState
   return agents.map((agent) => decideAgent(agent, state, now, policy));
 }
 
+/** The record of a decision's nudge sent at `now`: its set's signature, and what it covered. */
+export const nudgeRecord = ({ signature, through }: Decision, now: number): NudgeRecord => ({
+  signature,
+  at: now,
+  ...(through && { through }),
+});
+
 /** Evolve: the state after these decisions' nudges went out at `now`. */
 export function recordNudges(state: NudgeState, sent: readonly Decision[], now: number): NudgeState {
   const next = new Map(state);
-  for (const decision of sent) next.set(decision.identity, { signature: decision.signature, at: now });
+  for (const decision of sent) next.set(decision.identity, nudgeRecord(decision, now));
   return next;
 }
 
@@ -205,7 +260,12 @@ export function rememberedNudges(
     const sameMail = !(agent.unread > 0) || by(agent.newestUnreadSentAt, at);
     const sameTasks = !(agent.tasksWaiting > 0) || by(agent.tasksWaitingSince?.at ?? null, at);
     const sameSet = sameMail && sameTasks;
-    next.set(agent.identity, { signature: sameSet ? unreadSetSignature(agent) : `nudged before ${last!.at}`, at });
+    const through = sameSet ? coveredBy(agent) : undefined; // what is there now is all the last nudge covered
+    next.set(agent.identity, {
+      signature: sameSet ? unreadSetSignature(agent) : `nudged before ${last!.at}`,
+      at,
+      ...(through && { through }),
+    });
   }
   return next;
 }

@@ -5,7 +5,7 @@
  * tick (paused past it) has its write refused and sends nothing.
  */
 import type { FencedRecords } from '../projections/projectorLease';
-import type { NudgeRecord, NudgeState } from './nudgeDecider';
+import type { NudgeCovered, NudgeRecord, NudgeState } from './nudgeDecider';
 
 export interface SharedNudges {
   /** Every agent's last nudge, as the lease's holders recorded it. */
@@ -36,10 +36,22 @@ export function sharedNudges(records: FencedRecords, holding: () => { node: stri
 function parsed(value: string): NudgeRecord | null {
   try {
     const record = JSON.parse(value) as Partial<NudgeRecord>;
-    return typeof record.signature === 'string' && typeof record.at === 'number'
-      ? { signature: record.signature, at: record.at }
-      : null;
+    if (typeof record.signature !== 'string' || typeof record.at !== 'number') return null;
+    // What it covered, as this version writes it (an earlier version's record has none: its signature alone counts).
+    const through = covered(record.through) ? { through: record.through } : {};
+    return { signature: record.signature, at: record.at, ...through };
   } catch {
     return null; // not one of ours: as if the agent had never been nudged
   }
+}
+
+function covered(value: unknown): value is NudgeCovered {
+  if (typeof value !== 'object' || value === null) return false;
+  const { mail, tasks } = value as Record<string, unknown>;
+  const mailOk =
+    mail === null ||
+    (typeof mail === 'object' &&
+      typeof (mail as Record<string, unknown>).id === 'string' &&
+      typeof (mail as Record<string, unknown>).sentAt === 'string');
+  return mailOk && (tasks === null || typeof tasks === 'number');
 }

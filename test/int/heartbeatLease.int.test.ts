@@ -396,7 +396,7 @@ test('a daemon that holds the lease says so on /status', async () => {
   }
 });
 
-test('a takeover does not nudge again an agent whose unread set the previous holder nudged', async () => {
+test('a takeover does not nudge again an agent whose unread set the previous holder nudged, nor one that set less a read', async () => {
   const namespace = `hbtake${process.pid}`;
   let now = T0;
   const clock = { now: () => new Date(now) };
@@ -405,16 +405,20 @@ test('a takeover does not nudge again an agent whose unread set the previous hol
   const daemons: Heartbeat[] = [];
   try {
     for (const [i, target] of targets.entries()) daemons.push(await leasedDaemon(own, target, namespace, `taker-${i}`, clock));
-    const { '@s': s } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
+    const { '@s': s, '@c': c } = await registerAgents(own, ['@s', '@a', '@b', '@c']);
     for (const to of ['@a', '@b', '@c']) await s.send({ to, subject: `for ${to}`, body: 'x' });
+    now = T0 + MIN;
+    const newest = await s.send({ to: '@c', subject: 'more for @c', body: 'y' });
     now = T0 + 20 * MIN; // @a, @b and @c are idle with unread mail
     const nudged = () => targets.flatMap((target) => target.nudges.map((nudge) => nudge.identity)).sort();
     await waitFor(() => nudged().length >= 3, { timeoutMs: 10_000, what: 'three nudges' });
     const holder = targets[0].nudges.length > 0 ? 0 : 1;
+    await c.markRead({ messageId: newest.messageId }); // @c reads the newer of the two it was told about
     await daemons[holder].stop(); // releases the lease: the other daemon takes it over
     const other = daemons[1 - holder];
     daemons.splice(holder, 1);
-    // Later, past the cooldown: nothing arrived and nothing was read, so every unread set is the one already nudged.
+    // Later, past the cooldown: nothing arrived, so every unread set is the one already nudged (@c's less its read:
+    // before, the new holder nudged @c again about the mail it had been told of).
     now = T0 + 100 * MIN;
     // A fourth agent's mail is the positive signal: the new holder ticks and nudges it.
     await registerAgents(own, ['@d']);

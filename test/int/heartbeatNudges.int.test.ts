@@ -139,6 +139,43 @@ describe('heartbeat nudges', () => {
     expect(s.target.nudges.map((n) => n.identity)).toEqual(['@b', '@b']);
   });
 
+  test('one daemon: a set that only shrank (a read, an archive) or got back what left it (unarchive) is not nudged again', async () => {
+    const s = await setup({ wakeGraceMs: 0 });
+    ({ mailbox, heartbeat } = s);
+    const { '@a': a, '@b': b, '@c': c } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const one = await a.send({ to: '@b', subject: 'one', body: 'x' });
+    s.at(MIN);
+    const two = await c.send({ to: '@b', subject: 'two', body: 'y' });
+    s.at(20 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']);
+
+    s.at(21 * MIN);
+    await b.markRead({ messageId: two.messageId }); // the newest of the two it was told about: 'one' is left
+    s.at(60 * MIN); // idle again, long past the cooldown: what is left unread is what it was told about at 20 min
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 1 });
+
+    s.at(61 * MIN);
+    const three = await a.send({ to: '@b', subject: 'three', body: 'z' });
+    s.at(80 * MIN);
+    expect((await tickAndSettle(heartbeat)).nudged).toEqual(['@b']); // new mail: a new set
+
+    s.at(81 * MIN);
+    await b.archive(one.messageId); // archiving is no attention: @b stays idle
+    s.at(100 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 1 });
+    s.at(101 * MIN);
+    await b.unarchive(one.messageId);
+    s.at(120 * MIN);
+    expect((await tickAndSettle(heartbeat)).verdicts).toMatchObject({ same_set: 1 });
+
+    // What @b's receiver saw: one nudge per set that brought new mail (before: "1 unread" at 60 and 100 min, and at
+    // 120 min the nudge of 80 min again, under the same nudgeId).
+    expect(s.target.nudges.map((nudge) => [nudge.unread, nudge.newestUnreadId])).toEqual([
+      [2, two.messageId],
+      [2, three.messageId],
+    ]);
+  });
+
   test('one daemon: a task that ended and a new one between two ticks (the same count) is a new set, nudged again', async () => {
     const s = await setup({ optOut: ['@h'] }); // @h, the holder, works the tasks: not the subject here
     ({ mailbox, heartbeat } = s);

@@ -113,6 +113,27 @@ describe('heartbeat decider', () => {
       .then({ '@b': 'nudge' });
   });
 
+  describe('a set that only shrank, or got back what left it, holds nothing newer than the last nudge: the same set', () => {
+    const sent = (minute: number) => new Date(T0 - 60 * MIN + minute * MIN).toISOString();
+    const nudgedAbout = [{ at: T0, agents: [withMail('@b', 3, 'm3', { newestUnreadSentAt: sent(3) })] }];
+    test.each([
+      ['an older one read (the newest left)', 'same_set', withMail('@b', 2, 'm3', { newestUnreadSentAt: sent(3) })],
+      ['the newest read (an older one left)', 'same_set', withMail('@b', 2, 'm2', { newestUnreadSentAt: sent(2) })],
+      ['archived, then unarchived (as it was)', 'same_set', withMail('@b', 3, 'm3', { newestUnreadSentAt: sent(3) })],
+      ['newer mail', 'nudge', withMail('@b', 2, 'm4', { newestUnreadSentAt: sent(4) })],
+      [
+        'other mail sent in the same millisecond as the newest nudged',
+        'nudge',
+        withMail('@b', 2, 'm5', { newestUnreadSentAt: sent(3) }),
+      ],
+      ['its send time not looked up: by the signature alone', 'nudge', withMail('@b', 2, 'm2')],
+    ] as const)('%s: %s', (_, verdict, now) => {
+      given(nudgedAbout)
+        .when(T0 + 16 * MIN, [now])
+        .then({ '@b': verdict });
+    });
+  });
+
   test('B read everything -> no nudge', () => {
     given([{ at: T0, agents: [withMail('@b', 2, 'm2')] }])
       .when(T0 + 16 * MIN, [agent('@b', { lastActivityAt: new Date(T0 - 30 * MIN).toISOString() })])

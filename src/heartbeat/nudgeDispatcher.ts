@@ -52,6 +52,11 @@ export class NudgeDispatcher {
     return this.targets.some((target) => target.appliesTo(identity));
   }
 
+  /** The nudges queued or in flight (a webhook's retries included). */
+  get pending(): number {
+    return this.queue.pending;
+  }
+
   /** Resolves when every queued nudge has been delivered or has finally failed. */
   settled(): Promise<void> {
     return this.queue.idle();

@@ -63,6 +63,8 @@ export interface Heartbeat {
   settled(): Promise<void>;
   /** `report` once its nudges settled: delivered (`nudged`), logged only (`loggedOnly`) or failed (`failed`). */
   settledReport(report: TickReport): Promise<TickReport>;
+  /** The nudges dispatched and not settled yet (in flight, with their retries, or queued): what stop() waits for. */
+  pendingNudges(): number;
   /** The daemon's health; with a lease, `lease` says whether this daemon ticks (leading) or another does (following). */
   health(): ReturnType<HeartbeatDaemon['health']> & { lease?: Leadership };
   stop(): Promise<void>;
@@ -196,6 +198,7 @@ async function started(sources: HeartbeatSources, options: StartHeartbeatOptions
       return settled;
     },
     health,
+    pendingNudges: () => dispatcher.pending,
     stop: async () => {
       await daemon.stop();
       await lease?.stop();

@@ -419,7 +419,17 @@ async function runHeartbeat(flags: HeartbeatFlags): Promise<void> {
   stopRunning = async (signal: string) => {
     if (stopping) process.exit(1); // a second one: do not wait
     stopping = true;
-    logger.info({ signal }, 'heartbeat: stopping (the tick and the nudges in flight finish first)');
+    // Nudges still to deliver are said, with what a second signal leaves undone: a daemon whose webhook is slow or down
+    // stayed up minutes after the signal (each nudge through its retries) saying only "the nudges in flight finish".
+    const pending = heartbeat.pendingNudges();
+    logger.info(
+      { signal, ...(pending > 0 ? { nudgesPending: pending } : {}) },
+      pending === 0
+        ? 'heartbeat: stopping (the tick and the nudges in flight finish first)'
+        : `heartbeat: stopping once the tick and ${pending} nudge(s) in flight or queued are delivered or have failed ` +
+            '(each through its retries); a second signal exits at once, without them (an escalation among them is ' +
+            'not tried again)',
+    );
     await heartbeat.stop();
     await pipeline.close();
     process.exit(0);

@@ -774,8 +774,12 @@ export class HeartbeatDaemon {
     if (!live && was !== false) {
       this.logger.error(
         { alarm: 'projector_absent', checkpoint: report.checkpoint, head: report.head },
-        'ALARM no projector keeps the views: no mailbox server has renewed its live mark on them for 5 s (stopped, ' +
-          'or hung): agents cannot send or read, and what is appended to the log reaches no inbox; start the server',
+        // A server that runs but cannot write the views (the file held by another process, a full disk) renews no mark
+        // either: "start the server" alone sent its operator after a server that was running.
+        'ALARM no projector keeps the views: no mailbox server has renewed its live mark on them for 5 s: none runs ' +
+          '(agents can neither send nor read), one hangs, or one runs but cannot write the views (another process ' +
+          'holds the views file, the disk is full: its log says which); what is appended to the log reaches no inbox ' +
+          'meanwhile. Start the server, or mend what its log names',
       );
     } else if (live && was === false) {
       this.logger.info(

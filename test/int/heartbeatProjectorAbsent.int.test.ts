@@ -6,6 +6,8 @@
  * `held`, one warn line per absence), and the first tick once a server keeps the views nudges. The escalations held
  * meanwhile are on /metrics (mailbox_heartbeat_escalations_held{reason}), 0 again once they are looked at.
  */
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { createMailbox, type Mailbox } from '../../src/mailbox';
 import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
@@ -174,3 +176,30 @@ test('views lagging with no projector: one alarm, projector_absent with the lag 
   ]);
   expect(await healthz()).toMatchObject({ status: 200, body: { alarms: [] } });
 });
+
+test('a server that runs but cannot write its views (another process holds the file): the alarm says so, not only "start the server"', async () => {
+  const dir = tempDir('mailbox-heartbeat-views-held-');
+  mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent', awaitProjectionMs: 0 },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const { '@a': a } = await registerAgents(mailbox, ['@a', '@b', '@c']);
+  const lines: Array<{ level: number; msg: string; alarm?: string }> = [];
+  heartbeat = await heartbeatBesideServer(mailbox, new RecordingNudgeTarget('webhook'), { now: () => new Date() }, lines);
+  expect((await heartbeat.tick()).pipeline.projectorLive).toBe(true);
+  const holder = new Database(path.join(dir, 'views.sqlite'));
+  try {
+    holder.exec('BEGIN IMMEDIATE'); // another process's write transaction: the server can write nothing to the file
+    await a.send({ to: '@b', subject: 'while held', body: 'x' }); // accepted: the log takes it
+    await waitFor(async () => (await heartbeat!.tick()).pipeline.projectorLive === false, {
+      timeoutMs: 30_000,
+      what: 'the live mark lapsed',
+    });
+  } finally {
+    holder.close();
+  }
+  const alarm = lines.find((line) => line.alarm === 'projector_absent');
+  expect(alarm).toMatchObject({ level: 50, msg: expect.stringMatching(/^ALARM no projector keeps the views/) });
+  expect(alarm!.msg).toContain('or one runs but cannot write the views (another process holds the views file');
+  expect(alarm!.msg).not.toContain('agents cannot send or read'); // @a just sent
+}, 60_000);

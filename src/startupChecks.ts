@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { redisVariable, type MailboxConfig } from './config';
 import { withoutCredentials } from './support/urlCredentials';
@@ -59,6 +60,7 @@ export function checkPortReachable(port: number): void {
 
 /** The directory a path will be created in must be a directory we can write: not a file, not read-only. */
 export function checkDirectoryPath(variable: string, value: string, dir: string): void {
+  refuseUnexpanded(variable, value, dir);
   const existing = nearestDirectory(variable, value, dir);
   try {
     fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK);
@@ -70,6 +72,27 @@ export function checkDirectoryPath(variable: string, value: string, dir: string)
     );
   }
   checkTakesDirectory(variable, value, existing, dir);
+}
+
+/**
+ * A path that a shell would have expanded but nothing did (`~/mbx`, `$HOME/mbx`, `${HOME}/mbx`: a quoted assignment, a
+ * systemd unit's Environment=, an env file): the mailbox made a directory named `~` (or `$HOME`) in its working
+ * directory, printed the token there and served, the data where nobody looks (and `rm -rf ~...` one slip from the
+ * home directory). Refused while the directory it names is not there yet; one there already keeps serving its data.
+ */
+function refuseUnexpanded(variable: string, value: string, dir: string): void {
+  const written = variable === 'MAILBOX_EVENTSTORE_URL' ? value.slice('sqlite:'.length) : value;
+  const word = /^~[\w.-]*(?=\/|$)/.exec(written)?.[0] ?? /\$(\{\w+\}|\w+)/.exec(written)?.[0];
+  if (word === undefined || fs.existsSync(path.resolve(dir))) return;
+  const expanded = written
+    .replace(/^~(?=\/|$)/, os.homedir())
+    .replace(/\$\{(\w+)\}|\$(\w+)/g, (all, braced?: string, bare?: string) => process.env[braced ?? bare!] || all);
+  const example = /^~|\$/.test(expanded) ? '' : `, e.g. ${written === value ? expanded : `sqlite:${expanded}`}`;
+  throw new StartupError(
+    `${variable}='${value}' holds ${word}, which only a shell expands (taken as written, it names ` +
+      `${path.resolve(written)}): set ${variable} to the path written out${example}.`,
+    { variable },
+  );
 }
 
 /**

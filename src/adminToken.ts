@@ -113,15 +113,48 @@ export function keepAdminToken(
   if (!pending) return token;
   const file = admin.file!;
   makeDirectory(path.dirname(file), OWNER_ONLY);
+  let fd: number;
   try {
-    fs.writeFileSync(file, `${admin.token}\n`, { mode: 0o600, flag: 'wx' }); // wx: never overwrite a token another process just wrote
+    fd = fs.openSync(file, 'wx', 0o600); // wx: never overwrite a token another process just wrote
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { token: readStored(file, logger), source: 'file', file };
     throw error;
   }
+  try {
+    fs.writeFileSync(fd, `${admin.token}\n`);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw tokenNotWritten(file, error);
+  }
+  fs.closeSync(fd);
   print(
     `\nAdmin token (generated now and shown only this once; stored 0600 in ${file}):\n\n  ${admin.token}\n\n` +
       'Use it as "Authorization: Bearer <token>" to register agents (POST /v1/agents or `mailbox agent add`).\n',
   );
   return token;
+}
+
+/** Why a write found no room, and its remedy, in words (the code stays in the line too). */
+const NO_ROOM: Record<string, [string, string]> = {
+  ENOSPC: ['the disk is full', 'free disk space there'],
+  EDQUOT: ["this user's disk quota is used up", "free space in this user's quota"],
+  EFBIG: ['the file size limit of this process is reached', 'raise it (ulimit -f)'],
+};
+
+/**
+ * The generated token's file made but not written (a full disk, a quota, a file size limit): it was a stack trace, exit
+ * code 1, and the empty admin.token it left refused every later start ("holds an admin token of 0 characters"). The
+ * file is removed, and the refusal is one line.
+ */
+function tokenNotWritten(file: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+  const noRoom = NO_ROOM[code];
+  if (noRoom === undefined) return error;
+  return new StartupError(
+    `cannot write the generated admin token to ${file} (${code}: ${noRoom[0]}); nothing was kept: ${noRoom[1]}, or set ` +
+      `MAILBOX_ADMIN_TOKEN (${GOOD_ADMIN_TOKEN}).`,
+    { variable: 'MAILBOX_DATA_DIR', file },
+    { cause: error },
+  );
 }

@@ -1,0 +1,50 @@
+/**
+ * A first start whose generated admin token finds no room (a full disk, a quota, a file size limit: here `ulimit -f 0`,
+ * SIGXFSZ ignored, with the log in memory so that the token is the only file written): it was a stack trace (`Error:
+ * EFBIG: file too large, write`), exit code 1, and it left an empty admin.token that refused every later start ("holds
+ * an admin token of 0 characters ... delete the file"). It is one line naming the file, the cause and the remedy, exit
+ * code 2, no file left, and the next start with room generates the token as a first start does.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureBuilt, MAILBOX_BIN, startCli } from '../support/builtCli';
+import { tempDir } from '../support/fixtures';
+import { waitFor } from '../support/waitFor';
+
+// The built CLI: on the sources, the transpile cache cannot be written under the limit, and each start took 15 s.
+beforeAll(() => ensureBuilt());
+
+test('no room for the generated admin token: one line, exit code 2, no empty admin.token; the next start generates it', async () => {
+  const dataDir = path.join(tempDir('mailbox-token-room-'), 'data');
+  const serve = [process.execPath, MAILBOX_BIN, 'serve'].map((arg) => `'${arg}'`).join(' ');
+  const env = { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir, MAILBOX_EVENTSTORE_URL: 'memory:' };
+  const refused = spawn('/bin/sh', ['-c', `trap '' XFSZ; ulimit -f 0; exec ${serve}`], {
+    env: { ...env, MAILBOX_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  refused.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => refused.once('exit', resolve));
+  expect(stderr.trimEnd().split('\n')).toEqual([
+    `mailbox: cannot write the generated admin token to ${dataDir}/admin.token (EFBIG: the file size limit of this ` +
+      'process is reached); nothing was kept: raise it (ulimit -f), or set MAILBOX_ADMIN_TOKEN (e.g. the output of ' +
+      '`openssl rand -hex 32`).',
+  ]);
+  expect(code).toBe(2);
+  expect(fs.readdirSync(dataDir)).toEqual([]);
+
+  const server = startCli(['serve'], env);
+  try {
+    await waitFor(() => /mailbox listening on/.test(server.stdout()) || server.child.exitCode !== null, {
+      timeoutMs: 30_000,
+      what: 'the second start listening',
+    });
+    expect(server.stderr()).toBe('');
+    expect(server.stdout()).toContain('Admin token (generated now and shown only this once');
+    expect(fs.readFileSync(path.join(dataDir, 'admin.token'), 'utf8')).toMatch(/^mbx_admin_\S{32,}\n$/);
+  } finally {
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  }
+}, 120_000);

@@ -136,7 +136,7 @@ export function keepAdminToken(
 }
 
 /** Why a write found no room, and its remedy, in words (the code stays in the line too). */
-const NO_ROOM: Record<string, [string, string]> = {
+export const NO_ROOM: Record<string, [string, string]> = {
   ENOSPC: ['the disk is full', 'free disk space there'],
   EDQUOT: ["this user's disk quota is used up", "free space in this user's quota"],
   EFBIG: ['the file size limit of this process is reached', 'raise it (ulimit -f)'],

@@ -13,6 +13,7 @@ import { withoutCredentials } from './support/urlCredentials';
 import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from './support/fetchBlockedPorts';
 import { isMailboxError, type ErrorCode } from './errors';
 import { StartupError, isStartupError } from './startupError';
+import { NO_ROOM } from './adminToken';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
 import { storageConditionOf, UnreadableLogFile, type StorageCondition } from './adapters/eventstore/sqliteErrors';
@@ -412,8 +413,19 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       { cause: error },
     );
   }
+  // No room for a file the start writes beside the log (the views' owner file): it said to move MAILBOX_DATA_DIR elsewhere,
+  // where a start finds none of this mailbox's messages.
+  const noRoom = code === undefined ? undefined : NO_ROOM[code];
+  if (noRoom !== undefined) {
+    const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
+    return new StartupError(
+      `MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}: ${noRoom[0]}); ${noRoom[1]}, then start again.`,
+      { variable: 'MAILBOX_DATA_DIR' },
+      { cause: error },
+    );
+  }
   // EPERM: a place that takes no directory even from root (/sys, some network and container mounts); it was a stack trace.
-  if (code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR' || code === 'EROFS' || code === 'ENOSPC') {
+  if (code === 'EACCES' || code === 'EPERM' || code === 'ENOTDIR' || code === 'EROFS') {
     const file = (error as NodeJS.ErrnoException).path ?? config.dataDir;
     return new StartupError(
       `MAILBOX_DATA_DIR='${config.dataDir}': cannot write ${file} (${code}); set MAILBOX_DATA_DIR to a ` + 'writable directory.',

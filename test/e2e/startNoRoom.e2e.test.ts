@@ -3,12 +3,14 @@
  * SIGXFSZ ignored, with the log in memory so that the token is the only file written): it was a stack trace (`Error:
  * EFBIG: file too large, write`), exit code 1, and it left an empty admin.token that refused every later start ("holds
  * an admin token of 0 characters ... delete the file"). It is one line naming the file, the cause and the remedy, exit
- * code 2, no file left, and the next start with room generates the token as a first start does.
+ * code 2, no file left, and the next start with room generates the token as a first start does. And a start whose
+ * views' owner file finds no room (a full disk met after the log opened) said "set MAILBOX_DATA_DIR to a writable
+ * directory", where a start finds none of this mailbox's messages: it says the disk is full and to free space there.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureBuilt, MAILBOX_BIN, startCli } from '../support/builtCli';
+import { ensureBuilt, MAILBOX_BIN, runCli, startCli } from '../support/builtCli';
 import { tempDir } from '../support/fixtures';
 import { waitFor } from '../support/waitFor';
 
@@ -47,4 +49,24 @@ test('no room for the generated admin token: one line, exit code 2, no empty adm
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
   }
+}, 120_000);
+
+test('no room for the views owner file at start: the disk is full, free space there, not another data dir', async () => {
+  const dataDir = path.join(tempDir('mailbox-owner-room-'), 'data');
+  const env = { MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir };
+  const first = startCli(['serve'], env);
+  await waitFor(() => /mailbox listening on/.test(first.stdout()) || first.child.exitCode !== null, {
+    timeoutMs: 30_000,
+    what: 'the first start serving',
+  });
+  first.child.kill('SIGTERM');
+  expect((await first.exited).code).toBe(0);
+  // Every write to /dev/full is ENOSPC, as on a full disk: the log and views open (they have their pages), the owner file does not.
+  fs.symlinkSync('/dev/full', path.join(dataDir, 'views.sqlite.owner'));
+  const refused = await runCli(['serve'], { ...env, MAILBOX_LOG_LEVEL: 'warn' });
+  expect(refused.stderr.trimEnd().split('\n')).toEqual([
+    `mailbox: MAILBOX_DATA_DIR='${dataDir}': cannot write ${dataDir} (ENOSPC: the disk is full); free disk space there, ` +
+      'then start again.',
+  ]);
+  expect(refused.code).toBe(2);
 }, 120_000);

@@ -6,6 +6,8 @@
  * code 2, no file left, and the next start with room generates the token as a first start does. And a start whose
  * views' owner file finds no room (a full disk met after the log opened) said "set MAILBOX_DATA_DIR to a writable
  * directory", where a start finds none of this mailbox's messages: it says the disk is full and to free space there.
+ * A first start whose log got no byte (SQLite's first page refused) left that empty events.sqlite, and the data dir it
+ * made: it leaves the data dir as it found it, as any refused first start does.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,17 +19,23 @@ import { waitFor } from '../support/waitFor';
 // The built CLI: on the sources, the transpile cache cannot be written under the limit, and each start took 15 s.
 beforeAll(() => ensureBuilt());
 
-test('no room for the generated admin token: one line, exit code 2, no empty admin.token; the next start generates it', async () => {
-  const dataDir = path.join(tempDir('mailbox-token-room-'), 'data');
+/** `mailbox serve` that may write no byte to a file (`ulimit -f 0`, SIGXFSZ ignored): its exit code and stderr. */
+async function serveWithoutRoom(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const serve = [process.execPath, MAILBOX_BIN, 'serve'].map((arg) => `'${arg}'`).join(' ');
-  const env = { PATH: process.env.PATH, MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir, MAILBOX_EVENTSTORE_URL: 'memory:' };
   const refused = spawn('/bin/sh', ['-c', `trap '' XFSZ; ulimit -f 0; exec ${serve}`], {
-    env: { ...env, MAILBOX_LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, ...env, MAILBOX_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   refused.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => refused.once('exit', resolve));
+  return { code, stderr };
+}
+
+test('no room for the generated admin token: one line, exit code 2, no empty admin.token; the next start generates it', async () => {
+  const dataDir = path.join(tempDir('mailbox-token-room-'), 'data');
+  const env = { MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir, MAILBOX_EVENTSTORE_URL: 'memory:' };
+  const { code, stderr } = await serveWithoutRoom(env);
   expect(stderr.trimEnd().split('\n')).toEqual([
     `mailbox: cannot write the generated admin token to ${dataDir}/admin.token (EFBIG: the file size limit of this ` +
       'process is reached); nothing was kept: raise it (ulimit -f), or set MAILBOX_ADMIN_TOKEN (e.g. the output of ' +
@@ -69,4 +77,16 @@ test('no room for the views owner file at start: the disk is full, free space th
       'then start again.',
   ]);
   expect(refused.code).toBe(2);
+}, 120_000);
+
+test('a first start whose log gets no byte: the data dir as it found it (one made removed, one there left empty)', async () => {
+  const root = tempDir('mailbox-log-room-');
+  for (const dataDir of [path.join(root, 'made'), path.join(root, 'there')]) {
+    if (dataDir.endsWith('there')) fs.mkdirSync(dataDir);
+    const { code, stderr } = await serveWithoutRoom({ MAILBOX_PORT: '0', MAILBOX_DATA_DIR: dataDir });
+    expect(stderr).toMatch(new RegExp(`^mailbox: MAILBOX_DATA_DIR='${dataDir}': the disk failed a read or write`));
+    expect(code).toBe(2);
+  }
+  expect(fs.readdirSync(root)).toEqual(['there']);
+  expect(fs.readdirSync(path.join(root, 'there'))).toEqual([]);
 }, 120_000);

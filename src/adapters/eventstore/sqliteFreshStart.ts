@@ -85,9 +85,12 @@ export class FreshStart {
     const now = fs.lstatSync(log, { throwIfNoEntry: false });
     if (now === undefined || now.ino !== this.created.ino || now.dev !== this.created.dev) return false;
     if (fs.existsSync(`${log}-wal`)) return false; // another connection has it open (the last one to close removes it)
-    const store = SqliteEventStore.open(log, undefined, { readOnly: true });
-    const head = await store.headPosition().finally(() => store.close());
-    if (head !== null) return false;
+    // Empty: SQLite wrote nothing in it (a full disk at its first page); read, it was no log, and the file stayed behind.
+    if (now.size > 0) {
+      const store = SqliteEventStore.open(log, undefined, { readOnly: true });
+      const head = await store.headPosition().finally(() => store.close());
+      if (head !== null) return false;
+    }
     for (const file of [log, `${log}-wal`, `${log}-shm`]) fs.rmSync(file, { force: true });
     return true;
   }

@@ -85,6 +85,25 @@ describe('docker-compose.yml (one host)', () => {
   it('builds on Node 22', () => {
     expect(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ARG NODE_VERSION=22$/m);
   });
+
+  it("README's account of the image names the npm commands its Dockerfile runs, with their options", () => {
+    const runs = fs
+      .readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('RUN '));
+    const account = /The image is multi-stage \(([^)]*)\)/.exec(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'))![1];
+    const named = [...account.matchAll(/`(npm [^`]*)`/g)].map((match) => match[1].split(' '));
+    expect(named.length).toBeGreaterThan(1);
+    for (const [npm, command, ...options] of named) {
+      const ran = runs.some(
+        (line) => line.includes(`${npm} ${command} `) && options.every((option) => line.includes(` ${option}`)),
+      );
+      expect({ named: [npm, command, ...options].join(' '), ran }).toEqual({
+        named: [npm, command, ...options].join(' '),
+        ran: true,
+      });
+    }
+  });
 });
 
 describe('docker-compose.scaled.yml (three API nodes, Sentinel, three-node EventStoreDB)', () => {

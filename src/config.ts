@@ -1,4 +1,5 @@
 /** Configuration from the environment (DESIGN section 5); every variable optional, defaults safe (loopback, auth on). */
+import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
@@ -41,6 +42,14 @@ export const DEFAULT_WAKE_SLA_MS = 60_000;
 
 /** MAILBOX_MAX_BODY_BYTES unset: the body limit the checked-in openapi.json states (application/servedLimits.ts). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The largest request the server can read: a body is read into one string, and V8's strings end there (2^29 - 24 on
+ * 64-bit). MAILBOX_MAX_BODY_BYTES=1000000000 was taken, and a send of 560 MB under it was 500 INTERNAL
+ * (ERR_STRING_TOO_LONG) instead of the 413 a body over the limit gets.
+ */
+export const MAX_READABLE_REQUEST_BYTES = bufferConstants.MAX_STRING_LENGTH;
+const READABLE_BYTES = `at most ${MAX_READABLE_REQUEST_BYTES} (the largest request this server can read)`;
 
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -103,7 +112,13 @@ export const configSchema = z.object({
    */
   views: z.enum(['sqlite', 'memory'], { error: "MAILBOX_VIEWS must be 'sqlite' or 'memory'" }).optional(),
   strictRecipients: z.boolean().default(false),
-  maxBodyBytes: fromDecimalText(z.number().int().positive()).default(DEFAULT_MAX_BODY_BYTES),
+  maxBodyBytes: fromDecimalText(
+    z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_READABLE_REQUEST_BYTES - 1),
+  ).default(DEFAULT_MAX_BODY_BYTES),
   /** How long a command waits for its own events to reach the views (read-your-writes), in ms. */
   awaitProjectionMs: milliseconds(z.number().int().min(0).max(MAX_TIMER_MS)).default(2000),
   /**
@@ -132,7 +147,7 @@ export const configSchema = z.object({
   /** auto: human lines on a terminal, JSON lines otherwise (CLI only; the library takes a logger). */
   logFormat: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /** HTTP surface limits. Unset maxRequestBytes: 4 x maxBodyBytes + 64 KiB (room for JSON escaping and the other fields). */
-  maxRequestBytes: fromDecimalText(z.number().int().positive()).optional(),
+  maxRequestBytes: fromDecimalText(z.number().int().positive().max(MAX_READABLE_REQUEST_BYTES)).optional(),
   /** Per-agent token bucket (admin exempt): sustained requests/s and burst (1 or more); a rate of 0 turns the limit off. */
   rateLimitPerSecond: fromDecimalText(z.number().min(0), { fraction: true }).default(50),
   rateLimitBurst: fromDecimalText(z.number().int().min(1)).default(200),
@@ -213,7 +228,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   redisTlsCaFile: 'the path of a PEM file with the CA certificate(s) of the Redis servers',
   redisTimeoutMs: `a positive integer number of milliseconds, ${MAX_TIMER_TEXT}`,
   viewsLockWaitMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
-  maxBodyBytes: 'a positive integer number of bytes',
+  maxBodyBytes: `a positive integer number of bytes, less than ${MAX_READABLE_REQUEST_BYTES} (the largest request this server can read)`,
   awaitProjectionMs: `an integer number of milliseconds, 0 or more and ${MAX_TIMER_TEXT}`,
   taskSweepMs: `an integer number of milliseconds, ${MAX_TIMER_TEXT} (0 turns the task sweeper off)`,
   projectorLeaseMs:
@@ -226,7 +241,7 @@ const VALID_FORM: Partial<Record<keyof MailboxConfig, string>> = {
   seenFlushMs: 'an integer number of milliseconds, 1 to 60000',
   logLevel: 'one of fatal, error, warn, info, debug, trace, silent',
   logFormat: 'auto, pretty or json',
-  maxRequestBytes: 'a positive integer number of bytes',
+  maxRequestBytes: `a positive integer number of bytes, ${READABLE_BYTES}`,
   rateLimitPerSecond: 'a number of requests per second (0 turns the limit off)',
   rateLimitBurst:
     'an integer of 1 or more (the requests an agent may make at once); to turn the rate limit off, set ' +
@@ -462,7 +477,7 @@ function withRequestLimit(config: MailboxConfig): MailboxConfig {
     `MAILBOX_MAX_REQUEST_BYTES=${maxRequestBytes} is not above MAILBOX_MAX_BODY_BYTES=${maxBodyBytes}: a message body the ` +
       'mailbox takes would be refused as a request over the limit before it is read (a request holds the body, ' +
       `JSON-escaped, and the other fields). Set MAILBOX_MAX_REQUEST_BYTES above ${maxBodyBytes} (unset, it is 4 x ` +
-      `MAILBOX_MAX_BODY_BYTES + 65536 = ${4 * maxBodyBytes + 65536}), or lower MAILBOX_MAX_BODY_BYTES.`,
+      `MAILBOX_MAX_BODY_BYTES + 65536 = ${Math.min(4 * maxBodyBytes + 65536, MAX_READABLE_REQUEST_BYTES)}), or lower MAILBOX_MAX_BODY_BYTES.`,
     'maxRequestBytes',
   );
 }

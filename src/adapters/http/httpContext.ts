@@ -1,6 +1,6 @@
 /** What the HTTP routes share: the library layer and this server's own instruments. */
 import type { Logger } from 'pino';
-import type { MailboxConfig } from '../../config';
+import { MAX_READABLE_REQUEST_BYTES, type MailboxConfig } from '../../config';
 import type { MailboxServices } from '../../application/mailboxServices';
 import type { MailboxMetrics } from './metrics';
 import type { WakeLatencyTracker } from './wakeLatency';
@@ -22,4 +22,5 @@ export interface HttpContext {
   requestLimit: number;
 }
 
-export const requestLimitOf = (config: MailboxConfig): number => config.maxRequestBytes ?? config.maxBodyBytes * 4 + 64 * 1024;
+export const requestLimitOf = (config: MailboxConfig): number =>
+  config.maxRequestBytes ?? Math.min(config.maxBodyBytes * 4 + 64 * 1024, MAX_READABLE_REQUEST_BYTES);

@@ -10,9 +10,15 @@ import net from 'node:net';
 const LISTEN_MS = 500;
 const CLOSED_AT_ONCE = new Set(['EPIPE', 'ECONNRESET']);
 
-/** Whether a failed connection's error is a socket the server closed (the case a greeting may explain). */
-export const closedAtOnce = (error: unknown): boolean =>
-  CLOSED_AT_ONCE.has(String((error as { code?: unknown } | null)?.code ?? ''));
+/**
+ * Whether a failed connection's error is a socket the server closed (the case a greeting may explain): a write that met
+ * the closed socket (EPIPE, ECONNRESET), or, when the server's close arrived before ioredis wrote anything (a loaded
+ * machine), ioredis's own "Connection is closed" with no socket error at all (a refused connect has its ECONNREFUSED).
+ */
+export const closedAtOnce = (error: unknown): boolean => {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return CLOSED_AT_ONCE.has(String(code ?? '')) || (code === undefined && message === 'Connection is closed.');
+};
 
 /** The server's first line when it is an error reply ("-ERR ..."), without its dash and cut to 200 characters. */
 function errorLine(said: string): string | null {

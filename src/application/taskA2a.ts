@@ -8,6 +8,7 @@ import type { Addressee } from '../events/addressing';
 import type { MessageSent, TaskArtifact, TaskEvent, TaskState } from '../events/types';
 import { runningLeaseExpiresAt, type Task } from '../commands/tasks/taskState';
 import { makesHistoryLine } from '../events/taskHistoryLine';
+import { fellDueAt } from '../events/taskTimes';
 
 const V1_STATE: Record<TaskState, string> = {
   Submitted: 'TASK_STATE_SUBMITTED',
@@ -94,10 +95,11 @@ function lineText(event: HistoryEvent): string | null {
 }
 
 /**
- * When the event happened to the task: an expiry at its deadline, as a read before the sweep dates it (the sweep that
- * records it runs later: its time said the task ended when the sweeper got to it); any other event when written.
+ * When the event happened to the task: an expiry at its deadline and a lapse at its lease's end, as a read before the
+ * sweep dates them (the sweep that records one runs later: its time said the task ended, or went back to its audience,
+ * when the sweeper got to it); any other event when written.
  */
-const happenedAt = (event: HistoryEvent): string => (event.type === 'TaskExpired' ? event.data.deadline : event.metadata.at);
+const happenedAt = (event: HistoryEvent): string => fellDueAt(event) ?? event.metadata.at;
 
 /** A line of the task's history: the sender's messages are the user's, the assignee's the agent's. */
 function historyLine(sent: MessageSent['data'], event: HistoryEvent): A2aMessage | null {

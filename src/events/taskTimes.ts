@@ -9,7 +9,7 @@
  * - Else a broadcast's or a list's task (open to its audience) whose holder's lease ran out lapses back to its
  *   audience. A lease runs only while the task waits on its holder (Submitted, Working): asking the sender pauses it.
  */
-import type { TaskState } from './types';
+import type { TaskEvent, TaskState } from './types';
 
 /** Terminal states are final (A2A v1.0). */
 export const TERMINAL_TASK_STATES: ReadonlySet<TaskState> = new Set<TaskState>(['Completed', 'Canceled', 'Failed', 'Rejected']);
@@ -62,3 +62,10 @@ export function nextDueAt(task: TaskTimes): number | null {
   const times = [task.deadline, lease?.at ?? null].filter((t): t is string => t !== null).map((t) => Date.parse(t));
   return times.length === 0 ? null : Math.min(...times);
 }
+
+/**
+ * When what the sweeper records fell due (null for any other event): an expiry at its deadline, a lapse at its lease's
+ * end. The sweep (or a claim) records it later; every read dates it then, before the record and after it.
+ */
+export const fellDueAt = (event: TaskEvent): string | null =>
+  event.type === 'TaskExpired' ? event.data.deadline : event.type === 'TaskLeaseExpired' ? event.data.leaseExpiresAt : null;

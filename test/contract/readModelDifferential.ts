@@ -209,11 +209,12 @@ function randomTaskEvent(log: LogBuilder, task: { id: string; sender: string; au
   else if (roll < 0.7)
     event = { type: 'TaskLeaseRenewed', data: { taskId, claimant: who, leaseExpiresAt: later, renewedAt: at } };
   else if (roll < 0.78) event = { type: 'TaskReleased', data: { taskId, claimant: who, from, releasedAt: at } };
-  else if (roll < 0.86)
-    event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt: at, expiredAt: at } };
-  else if (roll < 0.9) {
-    // The sweep records an expiry after its deadline (the rules date it at the deadline).
-    const deadline = new Date(Date.parse(at) - 1_000).toISOString();
+  else if (roll < 0.86) {
+    // The sweep records a lapse after its lease's end, and an expiry after its deadline (the rules date them then).
+    const leaseExpiresAt = secondBefore(at);
+    event = { type: 'TaskLeaseExpired', data: { taskId, claimant: who, from, leaseExpiresAt, expiredAt: at } };
+  } else if (roll < 0.9) {
+    const deadline = secondBefore(at);
     event = { type: 'TaskExpired', data: { taskId, from, to: 'Canceled', reason: 'expired', deadline, expiredAt: at } };
   } else if (roll < 0.95) {
     log.task(task.sender, { type: 'TaskOutcomeSeen', data: { taskId, sender: task.sender, state: from, seenAt: at } });
@@ -226,6 +227,8 @@ function randomTaskEvent(log: LogBuilder, task: { id: string; sender: string; au
   // A state change by the sender (its cancel, its answer) as often as by a holder: who ended it decides who it waits on.
   log.task(event.type === 'TaskStateChanged' && random() < 0.5 ? task.sender : who, event);
 }
+
+const secondBefore = (at: string): string => new Date(Date.parse(at) - 1_000).toISOString();
 
 function options(random: Random, messages: readonly string[]) {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];

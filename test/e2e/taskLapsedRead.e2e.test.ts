@@ -41,6 +41,15 @@ const reads = async (taskId: string, reader = '@c') => {
   return { got, sent };
 };
 
+/** The task as `who`'s MCP list_tasks lists it (undefined: not listed), and the client that asked. */
+const listedOverMcp = async (who: string, taskId: string, args: Record<string, string>) => {
+  const client = await mcp.http(t[who]);
+  const listing = (await client.callTool({ name: 'list_tasks', arguments: args })) as {
+    structuredContent?: { tasks: Array<{ taskId: string }> };
+  };
+  return { client, listed: listing.structuredContent?.tasks.find((task) => task.taskId === taskId) };
+};
+
 test('a lease that ran out: every read shows the task back with its audience, lapsed at the lease end', async () => {
   const { messageId: taskId } = await call(
     '@s',
@@ -102,11 +111,39 @@ test('a lease that ran out: every read shows the task back with its audience, la
   const viaMcp = (await client.callTool({ name: 'get_task', arguments: { taskId } })) as { structuredContent?: any };
   expect(viaMcp.structuredContent?.mailbox).toMatchObject({ state: 'Submitted', assignee: null, lapsedClaimant: '@b' });
 
-  // Once swept, the log says the same.
+  // Swept a minute later, the log says the same, dated at the lease end still (the listings and get_task's status and
+  // history said the sweep's time before): over HTTP and MCP, for the sender and the audience, and @b's refusal.
+  at += 60_000;
   expect(await server.mailbox.sweeper.sweepOnce()).toMatchObject({ changed: 1 });
   const swept = await reads(taskId);
   expect(swept.got.mailbox).toMatchObject({ state: 'Submitted', assignee: null, lease: null, lapsedClaimant: '@b' });
-  expect(swept.sent).toMatchObject({ state: 'Submitted', assignee: null, lapsedClaimant: '@b' });
+  expect(swept.got.status).toMatchObject({ state: 'TASK_STATE_SUBMITTED', timestamp: lease });
+  expect(swept.got.history.at(-1).metadata).toMatchObject({ from: 'sweeper', at: lease, event: 'TaskLeaseExpired' });
+  expect(swept.sent).toMatchObject({
+    state: 'Submitted',
+    assignee: null,
+    lapsedClaimant: '@b',
+    updatedAt: lease,
+    updatedBy: 'sweeper',
+  });
+  const claimable = (await call('@c', 'GET', '/v1/tasks?view=claimable')).tasks.find(
+    (task: { taskId: string }) => task.taskId === taskId,
+  );
+  expect(claimable).toMatchObject({ state: 'Submitted', updatedAt: lease, updatedBy: 'sweeper' });
+  expect(
+    (await server.call('POST', `/v1/tasks/${taskId}/transition`, { token: t['@b'], body: { to: 'Completed' } })).body,
+  ).toMatchObject({ code: 'LEASE_EXPIRED', leaseExpiresAt: lease });
+  for (const [who, view] of [
+    ['@s', 'sent'],
+    ['@c', 'claimable'],
+    ['@d', 'claimable'],
+  ]) {
+    const { client, listed } = await listedOverMcp(who, taskId, { view });
+    expect([who, listed]).toEqual([who, expect.objectContaining({ state: 'Submitted', updatedAt: lease, updatedBy: 'sweeper' })]);
+    const got = (await client.callTool({ name: 'get_task', arguments: { taskId } })) as { structuredContent?: any };
+    expect([who, got.structuredContent?.status]).toEqual([who, expect.objectContaining({ timestamp: lease })]);
+    expect([who, got.structuredContent?.history.at(-1).metadata.at]).toEqual([who, lease]);
+  }
   expect(await call('@d', 'POST', `/v1/tasks/${taskId}/claim`, {})).toMatchObject({ assignee: '@d', events: ['TaskClaimed'] });
 });
 
@@ -146,11 +183,7 @@ test('a task past its deadline: every read shows it Canceled, expired at its dea
     ['@s', 'sent'],
     ['@b', 'assigned'],
   ]) {
-    const client = await mcp.http(t[who]);
-    const listing = (await client.callTool({ name: 'list_tasks', arguments: { view, state: 'Canceled' } })) as {
-      structuredContent?: { tasks: Array<{ taskId: string }> };
-    };
-    const listed = listing.structuredContent?.tasks.find((task) => task.taskId === taskId);
+    const { listed } = await listedOverMcp(who, taskId, { view, state: 'Canceled' });
     expect([who, listed]).toEqual([who, expect.objectContaining({ state: 'Canceled', updatedAt: deadline })]);
   }
 });

@@ -10,8 +10,9 @@
  * to the rules fails it until this version (and the digest there) is moved on.
  */
 export const READ_MODEL_VERSION = '9';
-// 9: a task the mailbox expired at its deadline is dated at the deadline (updatedAt, and tasksWaitingSince's time), as
-//    get_task and every read before the sweep say, not at the sweep's time: Redis views of 8 are rebuilt.
+// 9: a task the mailbox expired at its deadline is dated at the deadline (updatedAt, and tasksWaitingSince's time), and
+//    one whose lease lapsed at the lease's end (updatedAt), as get_task and every read before the sweep say, not at the
+//    sweep's time: Redis views of 8 are rebuilt.
 // 8: the id of each task event that made a line in its task's history names that task (taskOfHistoryLine), for
 //    get_message and get_task given such an id on EventStoreDB: Redis views of 7 have none, so they are rebuilt.
 // 7: each identity's heartbeat counts keep tasksWaitingSince, the last change that made a task begin waiting on it

@@ -24,7 +24,7 @@
  * - A fact at or below the task's last change (redelivered) changes nothing.
  */
 import { makesHistoryLine } from '../../events/taskHistoryLine';
-import { fallenDue, isTerminalState, waitsOnHolderState } from '../../events/taskTimes';
+import { fallenDue, fellDueAt, isTerminalState, waitsOnHolderState } from '../../events/taskTimes';
 import type { TaskEvent, TaskState } from '../../events/types';
 import type { TaskFact } from '../viewChanges';
 import {
@@ -49,7 +49,8 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
   const before = view.task(fact.event.data.taskId);
   if (before === undefined || before.updatedPosition >= at) return;
   // Reading the outcome is no change to the task: its last change (updatedAt, updatedBy) stays. An expiry is dated at
-  // its deadline, as every read before the sweep (taskAsOf) and get_task say: the sweep only records it, later.
+  // its deadline and a lapse at its lease's end, as every read before the sweep (taskAsOf) and get_task say: the sweep
+  // (or a claim) only records it, later.
   const touched = fact.event.type === 'TaskOutcomeSeen' ? {} : { updatedAt: changedAt(fact), updatedBy: fact.actor };
   const after = { ...applied(before, fact.event, fact.actor), ...touched, updatedPosition: at };
   sink.taskUpserted(after);
@@ -57,8 +58,7 @@ export function evolveTask(view: TaskViewLookup, fact: TaskFact, position: bigin
   if (makesHistoryLine(fact.event.type)) sink.historyLineRecorded(fact.eventId, after.taskId);
 }
 
-const changedAt = (fact: TaskFact & { kind: 'taskChanged' }): string =>
-  fact.event.type === 'TaskExpired' ? fact.event.data.deadline : fact.at;
+const changedAt = (fact: TaskFact & { kind: 'taskChanged' }): string => fellDueAt(fact.event) ?? fact.at;
 
 function applied(task: TaskView, event: TaskEvent, actor: string): TaskView {
   switch (event.type) {

@@ -588,6 +588,28 @@ describe('read model: a task as a read shows it (taskAsOf): what the sweep recor
       });
   });
 
+  it('a lapse the sweep records later is dated at the lease end, as the read showed it before the sweep', () => {
+    const { log, taskId } = broadcastTask();
+    const claimedAt = log.nextAt;
+    const lease = new Date(Date.parse(claimedAt) + 500).toISOString(); // after the claim, before the sweep
+    log.task('@b', claimedBy(taskId, '@b', claimedAt, lease));
+    const given = log.projected();
+    const sweptAt = log.nextAt;
+    const swept = next(log, (l) =>
+      l.task('sweeper', {
+        type: 'TaskLeaseExpired',
+        data: { taskId, claimant: '@b', from: 'Submitted', leaseExpiresAt: lease, expiredAt: sweptAt },
+      }),
+    );
+    const lapsed = { state: 'Submitted', assignee: null, lapsedClaimant: '@b', updatedAt: lease, updatedBy: 'sweeper' };
+    ReadModelSpec.given([])
+      .when(...given)
+      .thenViews((views) => expect(taskAsOf(views.tasks.task(taskId)!, sweptAt, 'sweeper')).toMatchObject(lapsed));
+    ReadModelSpec.given(given)
+      .when(...swept)
+      .thenViews((views) => expect(views.tasks.task(taskId)).toMatchObject(lapsed));
+  });
+
   it("an expiry the sweep records later is dated at the deadline, as the read showed it before (and the sender's mark)", () => {
     const { log, taskId } = broadcastTask();
     log.task('@b', claimedBy(taskId, '@b', log.nextAt));

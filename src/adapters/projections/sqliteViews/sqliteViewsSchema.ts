@@ -37,8 +37,8 @@
  * dropped and rebuilt from the log at open (sqliteViewsMeta.ts): views are derived, the log is the truth.
  */
 export const VIEWS_SCHEMA_VERSION = '16';
-// 16: a task the mailbox expired at its deadline is dated at the deadline (the read model's rules of version 9), not
-//     at the sweep's time
+// 16: a task the mailbox expired at its deadline is dated at the deadline, and one whose lease lapsed at the lease's
+//     end (the read model's rules of version 9), not at the sweep's time
 // 15: the id of each event that made a line in a task's history names its task (task_lines), for a get_message or
 //     get_task given that id on an event store that finds no event by its id (EventStoreDB)
 // 14: each identity keeps the last change that made a task begin waiting on it (identities.tasks_waiting_since:

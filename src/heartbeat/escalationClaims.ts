@@ -130,14 +130,18 @@ function remember(keys: Set<string>, key: string): boolean {
   return true;
 }
 
-/** A nudge about one message (`reason`), sent once whatever the unread set's cooldown. */
+/**
+ * A nudge about the messages `messageIds` (`reason`; one or more, never none), sent once whatever the unread set's
+ * cooldown. Its id is the first message's: each message is escalated once, in one nudge per recipient.
+ */
 export async function nudgeAbout(
   projections: ProjectionStore,
   recipient: string,
   reason: NonNullable<Nudge['reason']>,
-  messageId: string,
+  messageIds: readonly string[],
   now: number,
 ): Promise<Nudge> {
+  const messageId = messageIds[0];
   const counts = await projections.heartbeat(recipient);
   return {
     type: 'heartbeat/nudge',
@@ -154,6 +158,8 @@ export async function nudgeAbout(
     at: new Date(now).toISOString(),
     reason,
     messageId,
+    messageIds: [...messageIds],
+    messageCount: messageIds.length,
   };
 }
 

@@ -145,7 +145,8 @@ export interface NudgeFailure {
   reason?: NonNullable<DeliveryReport['nudge']['reason']>;
   /**
    * The message an escalation's nudge was about (with `reason`): an escalation is claimed once and never tried again,
-   * so this says which message's recipient was not told (one agent's failures were otherwise the same line each).
+   * so this says which message's recipient was not told (one agent's failures were otherwise the same line each). A
+   * nudge that carried several messages (unwoken, one per recipient per tick) fails once for each of them.
    */
   messageId?: string;
   target: string;
@@ -530,14 +531,18 @@ export class HeartbeatDaemon {
     const byAgent = [...deliveries].sort((a, b) =>
       a.nudge.identity < b.nudge.identity ? -1 : a.nudge.identity > b.nudge.identity ? 1 : 0,
     );
+    // An escalation's nudge carries every message escalated to its agent that tick: its failure is one per message,
+    // each of which was claimed once and is not tried again.
     const failed: NudgeFailure[] = byAgent.flatMap(({ nudge, failures }) =>
-      failures.map(({ target, error }) => ({
-        identity: nudge.identity,
-        ...(nudge.reason === undefined ? {} : { reason: nudge.reason }),
-        ...(nudge.messageId === undefined ? {} : { messageId: nudge.messageId }),
-        target,
-        error,
-      })),
+      failures.flatMap(({ target, error }) =>
+        (nudge.messageIds ?? [undefined]).map((messageId) => ({
+          identity: nudge.identity,
+          ...(nudge.reason === undefined ? {} : { reason: nudge.reason }),
+          ...(messageId === undefined ? {} : { messageId }),
+          target,
+          error,
+        })),
+      ),
     );
     const unreadSet = deliveries.filter(({ nudge }) => nudge.reason === undefined);
     const told = ({ outcomes }: DeliveryReport) => Object.values(outcomes).includes('delivered');

@@ -86,12 +86,17 @@ export interface Nudge {
   idleForMs: number | null;
   at: string;
   /**
-   * Absent: the unread set itself. 'unwoken': `messageId` woke none of its recipients within the wake SLA
-   * (issue 13, sent once per message and recipient, whatever the cooldown); 'reply-overdue': the agent has not
-   * answered `messageId` in its thread by the time its sender expected (once; the sender gets a reply-overdue wake).
+   * Absent: the unread set itself. 'unwoken': `messageIds` woke none of their recipients within the wake SLA
+   * (issue 13, each message escalated once; one nudge per recipient per tick carries every message the tick escalated
+   * to it, whatever the cooldown); 'reply-overdue': the agent has not answered `messageId` in its thread by the time
+   * its sender expected (once; the sender gets a reply-overdue wake).
    */
   reason?: 'unwoken' | 'reply-overdue';
+  /** With `reason`: the first of `messageIds` (for receivers that read one message). */
   messageId?: string;
+  /** With `reason`: every message this nudge is about, oldest first, and how many. */
+  messageIds?: string[];
+  messageCount?: number;
 }
 
 export interface Decision {

@@ -64,7 +64,9 @@ export class NudgeDispatcher {
 
   private async deliver(nudge: Nudge): Promise<DeliveryReport> {
     const targets = this.targets.filter((target) => target.appliesTo(nudge.identity));
-    const context = { identity: nudge.identity, nudgeId: nudge.nudgeId, unread: nudge.unread };
+    const { identity, nudgeId, unread, reason, messageIds } = nudge;
+    // An escalation's nudge: its line names every message it carried (a failure leaves each of them untold).
+    const context = { identity, nudgeId, unread, ...(reason === undefined ? {} : { reason, messageIds }) };
     if (targets.length === 0) {
       // No target serves this agent (embedded use without Redis, webhook or hook): the log line is all there is. It
       // counts as done (the same unread set is not logged again), but it told nobody: 'logged', never 'delivered'.

@@ -79,7 +79,7 @@ export class ReplyOverdueEscalation {
         `reply overdue (once): ${told}; the sender gets a reply-overdue wake`,
       );
       for (const recipient of nudged) {
-        const nudge = await nudgeAbout(projections, recipient, 'reply-overdue', due.messageId, now);
+        const nudge = await nudgeAbout(projections, recipient, 'reply-overdue', [due.messageId], now);
         this.dispatcher.dispatch(nudge, (report) => {
           const via = wakeVia(report);
           if (via !== null) this.recorder.observed(due.messageId, recipient, via);

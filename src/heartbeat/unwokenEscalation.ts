@@ -2,7 +2,8 @@
  * The unwoken alarm's escalation (issue 13). Each tick: count the messages
  * that expected a wake and woke none of their recipients within the wake SLA
  * (a gauge), and escalate each one not escalated yet through its recipients'
- * nudge targets, once. Once, also with several daemons and across restarts:
+ * nudge targets, once (each recipient gets one nudge per tick for all the
+ * messages the tick escalated to it). Once, also with several daemons and across restarts:
  * an escalation is first claimed by creating the message's escalation stream
  * (WakeEscalated, expected revision 'no_stream'); a daemon whose append
  * conflicts lost the claim and sends nothing. The claim is written before the
@@ -23,6 +24,7 @@ import type { ProjectionStore } from '../projections/projectionStore';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import { EscalationClaims, named, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { DeliveryReport, NudgeDispatcher } from './nudgeDispatcher';
+import { nudgesPerRecipient, type EscalatedMessage } from './escalationNudges';
 
 /** Escalations started per tick at most (the rest wait for the next tick, oldest first). */
 const MAX_PER_TICK = 100;
@@ -94,6 +96,7 @@ export class UnwokenEscalation {
     const escalated: string[] = [];
     const held: string[] = [];
     const refused: ClaimRefused[] = [];
+    const claimed: EscalatedMessage[] = [];
     for await (const message of this.pendingOldestFirst(sentBefore, () => escalated.length >= MAX_PER_TICK)) {
       if (this.claims.made(message.messageId)) continue;
       const views = this.sources.projections;
@@ -124,10 +127,12 @@ export class UnwokenEscalation {
         { alarm: 'message_unwoken', ...message, slaMs: this.slaMs, recipients, nudged, notNudged },
         `ALARM message woke none of its recipients within the wake SLA; escalating once: ${told}`,
       );
-      for (const recipient of nudged) {
-        const nudge = await nudgeAbout(views, recipient, 'unwoken', message.messageId, now);
-        this.dispatcher.dispatch(nudge, (report) => this.delivered(report, message.messageId));
-      }
+      claimed.push({ messageId: message.messageId, nudged });
+    }
+    // One nudge per recipient for all the tick escalated to it (a nudge per message and recipient flooded its targets).
+    for (const { identity, messageIds } of nudgesPerRecipient(claimed)) {
+      const nudge = await nudgeAbout(projections, identity, 'unwoken', messageIds, now);
+      this.dispatcher.dispatch(nudge, (report) => this.delivered(report));
     }
     return {
       unwoken: all.count,
@@ -176,9 +181,11 @@ export class UnwokenEscalation {
     );
   }
 
-  private delivered(report: DeliveryReport, messageId: string): void {
+  /** A delivered nudge wakes its recipient for every message it carried. */
+  private delivered(report: DeliveryReport): void {
     const via = wakeVia(report);
-    if (via !== null) this.recorder.observed(messageId, report.nudge.identity, via);
+    if (via === null) return;
+    for (const messageId of report.nudge.messageIds ?? []) this.recorder.observed(messageId, report.nudge.identity, via);
   }
 }
 

@@ -365,6 +365,26 @@ test('a nudge published on Redis that nobody hears is reported as unheard, never
   }
 });
 
+/** One run of --once beside a server, every nudge through `hook`, messages past `slaMs` unwoken. */
+const onceWithHook = (dir: string, hook: string, slaMs: string) =>
+  runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', hook], {
+    MAILBOX_DATA_DIR: dir,
+    MAILBOX_WAKE_SLA_MS: slaMs,
+  });
+
+/** The messages whose escalation the log in `dir` claimed (WakeEscalated), in log order. */
+async function wakeEscalatedIn(dir: string): Promise<string[]> {
+  const store = SqliteEventStore.open(`${dir}/events.sqlite`, undefined, { readOnly: true });
+  try {
+    const events = await store.readAll(null, 1_000_000);
+    return events
+      .filter((event) => event.type === 'WakeEscalated')
+      .map((event) => (event.data as { messageId: string }).messageId);
+  } finally {
+    await store.close();
+  }
+}
+
 test("an escalation's nudge is reported as the unread set's are: logged only without a target, nudged through a hook", async () => {
   const { dir, toB, toC } = await logWithEscalationsOnly('mailbox-heartbeat-once-escalation-targets-');
   const once = async (args: string[], env: Record<string, string> = {}) => {
@@ -403,17 +423,6 @@ test('with no nudge target --once claims no escalation: held, listed with the me
       MAILBOX_DATA_DIR: dir,
       MAILBOX_WAKE_SLA_MS: '500',
     });
-  const wakeEscalated = async () => {
-    const store = SqliteEventStore.open(`${dir}/events.sqlite`, undefined, { readOnly: true });
-    try {
-      const events = await store.readAll(null, 1_000_000);
-      return events
-        .filter((event) => event.type === 'WakeEscalated')
-        .map((event) => (event.data as { messageId: string }).messageId);
-    } finally {
-      await store.close();
-    }
-  };
   try {
     // Nobody can be nudged: it claimed both (WakeEscalated) with the nudges written to its log only, and a later run
     // with a hook escalated neither. (The overdue reply is claimed: its sender is woken by the claim itself.)
@@ -441,7 +450,7 @@ test('with no nudge target --once claims no escalation: held, listed with the me
           'heartbeat with a target',
       ]),
     );
-    expect(await wakeEscalated()).toEqual([]);
+    expect(await wakeEscalatedIn(dir)).toEqual([]);
 
     // A hook serves everyone: both are escalated now, once each.
     const hooked = await once(['--hook', '["/bin/true"]']);
@@ -449,7 +458,7 @@ test('with no nudge target --once claims no escalation: held, listed with the me
     const report = JSON.parse(hooked.stdout);
     expect(report.unwoken).toEqual({ unwoken: 2, escalated: [toB, toC] });
     expect(report).toMatchObject({ nudged: ['@b', '@c'], failed: [] });
-    expect((await wakeEscalated()).sort()).toEqual([toB, toC].sort());
+    expect((await wakeEscalatedIn(dir)).sort()).toEqual([toB, toC].sort());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -461,10 +470,7 @@ test("an escalation's failed nudge names the message it was about (each failure 
   fs.writeFileSync(failingHook, '#!/bin/sh\nexit 4\n', { mode: 0o755 });
   try {
     // One run: @b's reply is overdue and both messages woke nobody within 500 ms; every nudge goes to a failing hook.
-    const run = await runBesideServer(['heartbeat', '--once', '--idle', '1h', '--wake-grace', '0', '--hook', failingHook], {
-      MAILBOX_DATA_DIR: dir,
-      MAILBOX_WAKE_SLA_MS: '500',
-    });
+    const run = await onceWithHook(dir, failingHook, '500');
     expect(run.code).toBe(3);
     const report = JSON.parse(run.stdout);
     expect(report.unwoken.escalated.sort()).toEqual([toB, toC].sort());
@@ -479,6 +485,55 @@ test("an escalation's failed nudge names the message it was about (each failure 
         { identity: '@c', reason: 'unwoken', messageId: toC, target: 'hook', error },
       ].sort(byMessage),
     );
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('many unwoken messages to @a, @b, @c: --once runs the hook once per recipient with all its ids, and lists them all', async () => {
+  const dir = tempDir('mailbox-heartbeat-once-escalations-gathered-');
+  const mailbox = await createMailbox(
+    { dataDir: dir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  const agents = await registerAgents(mailbox, ['@s', '@a', '@b', '@c']);
+  const expected: Record<string, string[]> = { '@a': [], '@b': [], '@c': [] };
+  const all: string[] = [];
+  for (const to of [...Array(5).fill(['@a', '@b', '@c']), ...Array(3).fill(['@a'])] as string[][]) {
+    const { messageId } = await agents['@s'].send({ to, subject: 'x', body: 'x' });
+    all.push(messageId);
+    for (const identity of to) expected[identity].push(messageId);
+  }
+  // All three acted since (a send that wakes nobody): no unread-set nudge is due, every nudge is the alarm's.
+  for (const identity of ['@a', '@b', '@c']) {
+    await agents[identity].send({ to: '@s', subject: 'busy', body: '.', wakeSuppressed: true });
+  }
+  await mailbox.close();
+  // A file per run (the runs are concurrent): its process id names it.
+  const hook = `${dir}/hook.sh`;
+  fs.writeFileSync(hook, `#!/bin/sh\ncat > ${dir}/run.$$.json\n`, { mode: 0o755 });
+  try {
+    const run = await onceWithHook(dir, hook, '1');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect([...report.unwoken.escalated].sort()).toEqual([...all].sort());
+    expect(report).toMatchObject({ nudged: ['@a', '@b', '@c'], failed: [] });
+    // Three hook runs (before: 5 x 3 + 3 = 18), each carrying every message escalated to its recipient.
+    const nudges = fs
+      .readdirSync(dir)
+      .filter((name) => /^run\.\d+\.json$/.test(name))
+      .map(
+        (name) =>
+          JSON.parse(fs.readFileSync(`${dir}/${name}`, 'utf8')) as {
+            identity: string;
+            messageIds: string[];
+            messageCount: number;
+          },
+      );
+    expect(
+      nudges.map(({ identity, messageIds, messageCount }) => [identity, [...messageIds].sort(), messageCount]).sort(),
+    ).toEqual(Object.entries(expected).map(([identity, ids]) => [identity, [...ids].sort(), ids.length]));
+    expect((await wakeEscalatedIn(dir)).sort()).toEqual([...all].sort());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,236 @@
+/**
+ * The unwoken alarm's escalations do not flood an agent: agents not listening for wakes, many messages past the wake
+ * SLA in one tick make ONE nudge per recipient per target, carrying every message escalated to it (`messageIds`,
+ * `messageId` the first, `messageCount`), while each message is still claimed once in the log. Real targets on
+ * loopback: a webhook server (its HTTP calls counted), a redis-server channel (its messages counted), a command hook
+ * (its runs counted).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Redis from 'ioredis';
+import pino from 'pino';
+import { createMailbox, type Mailbox } from '../../src/mailbox';
+import { startHeartbeat, type Heartbeat } from '../../src/heartbeat/startHeartbeat';
+import { ADMIN_TOKEN, allEvents, registerAgents, tempDir } from '../support/fixtures';
+import { startRedis, type TestRedis } from '../support/redisServer';
+import { waitFor } from '../support/waitFor';
+
+// A loaded CI machine: 17 sends, a redis-server, a node process per hook run; the time is not the subject.
+jest.setTimeout(120_000);
+
+const T0 = Date.parse('2030-01-01T12:00:00.000Z');
+const SLA = 60_000;
+const silent = pino({ level: 'silent' });
+const SECRET = 'webhook-secret-for-tests-0123';
+
+/** A webhook receiver: each request's path and JSON body; a path in `failing` answers 404 (final, not retried). */
+async function webhookServer(failing: readonly string[] = []) {
+  const received: Array<{ path: string; nudge: Record<string, unknown> }> = [];
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      received.push({ path: request.url!, nudge: JSON.parse(body) });
+      response.writeHead(failing.includes(request.url!) ? 404 : 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+let now = T0;
+let mailbox: Mailbox;
+let heartbeat: Heartbeat | undefined;
+
+beforeEach(async () => {
+  now = T0;
+  const clock = { now: () => new Date(now) };
+  mailbox = await createMailbox(
+    { eventStoreUrl: 'memory:', adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: silent, clock },
+  );
+});
+afterEach(async () => {
+  await heartbeat?.stop();
+  heartbeat = undefined;
+  await mailbox.close();
+});
+
+/**
+ * @s writes 8 messages to @a, @b and @c, 5 to @a alone and 4 to @b and @c; nobody listens for wakes. @a, @b and @c
+ * have just been active (no unread nudge is due to them): every nudge here is the alarm's. Returns what each
+ * recipient should be told about, oldest first, and every message.
+ */
+async function unwokenMail(): Promise<{ expected: Record<string, string[]>; all: string[] }> {
+  const agents = await registerAgents(mailbox, ['@s', '@a', '@b', '@c']);
+  for (const identity of ['@a', '@b', '@c']) {
+    await agents[identity].send({ to: '@nobody', subject: 'busy', body: '.', wakeSuppressed: true });
+  }
+  const expected: Record<string, string[]> = { '@a': [], '@b': [], '@c': [] };
+  const all: string[] = [];
+  const send = async (to: string[], times: number) => {
+    for (let i = 0; i < times; i++) {
+      now += 1; // one after the other: oldest first is the order sent
+      const { messageId } = await agents['@s'].send({ to, subject: `to ${to.join(' ')} ${i}`, body: '.' });
+      all.push(messageId);
+      for (const identity of to) expected[identity].push(messageId);
+    }
+  };
+  await send(['@a', '@b', '@c'], 8);
+  await send(['@a'], 5);
+  await send(['@b', '@c'], 4);
+  return { expected, all };
+}
+
+/** The heartbeat, past the wake SLA, nobody idle long enough for an unread nudge. */
+async function heartbeatWith(settings: Record<string, unknown>) {
+  heartbeat = await startHeartbeat(mailbox, {
+    logger: silent,
+    clock: { now: () => new Date(now) },
+    schedule: false,
+    settings: {
+      idleMs: 24 * 3600_000,
+      wakeSlaMs: SLA,
+      metricsPort: null,
+      webhookSecret: SECRET,
+      webhookBackoffMs: 5,
+      // Generous: a loaded CI machine (a node process per hook run) is not this test's subject.
+      webhookTimeoutMs: 60_000,
+      hookTimeoutMs: 60_000,
+      ...settings,
+    },
+  });
+  now += SLA + 1;
+  return heartbeat;
+}
+
+const escalationClaims = async () =>
+  (await allEvents(mailbox))
+    .filter((event) => event.type === 'WakeEscalated')
+    .map((event) => (event.data as { messageId: string }).messageId);
+
+/** What a recipient's one nudge carries about `ids` (its first message, all of them, how many). */
+const about = (identity: string, ids: string[]) => ({
+  identity,
+  reason: 'unwoken',
+  messageId: ids[0],
+  messageIds: ids,
+  messageCount: ids.length,
+  nudgeId: `unwoken:${ids[0]}:${identity}`,
+});
+
+describe('one tick of unwoken escalations: one nudge per recipient per target', () => {
+  let redis: TestRedis;
+  let subscriber: Redis | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+  afterEach(() => {
+    subscriber?.disconnect();
+    subscriber = undefined;
+  });
+
+  test('17 messages to @a, @b, @c: a webhook call, a Redis message and a hook run per recipient, each carrying all its ids; each message claimed once', async () => {
+    const { expected, all } = await unwokenMail();
+    const hooks = await webhookServer();
+    const dir = tempDir('mailbox-unwoken-hook-');
+    const script = path.join(dir, 'hook.js');
+    const runs = path.join(dir, 'runs.jsonl');
+    fs.writeFileSync(
+      script,
+      `let input = ''; process.stdin.on('data', (c) => (input += c));
+       process.stdin.on('end', () => require('fs').appendFileSync(process.argv[2], JSON.stringify(JSON.parse(input)) + '\\n'));`,
+    );
+    subscriber = new Redis(redis.url);
+    const published: Array<Record<string, unknown>> = [];
+    subscriber.on('pmessage', (_pattern, _channel, text) => published.push(JSON.parse(text)));
+    await subscriber.psubscribe('mailbox:heartbeat:*');
+    try {
+      await heartbeatWith({
+        redisUrl: redis.url,
+        hook: [process.execPath, script, runs],
+        agents: {
+          '@a': { webhook: `${hooks.base}/a` },
+          '@b': { webhook: `${hooks.base}/b` },
+          '@c': { webhook: `${hooks.base}/c` },
+        },
+      });
+      const report = await heartbeat!.settledReport(await heartbeat!.tick());
+
+      expect(report.unwoken.escalated).toEqual(all);
+      expect(report.nudged).toEqual(['@a', '@b', '@c']);
+      expect(report.failed).toEqual([]);
+      const told = ['@a', '@b', '@c'].map((identity) => expect.objectContaining(about(identity, expected[identity])));
+      const byIdentity = (nudges: Array<Record<string, unknown>>) =>
+        [...nudges].sort((x, y) => String(x.identity).localeCompare(String(y.identity)));
+
+      // The webhook: three HTTP calls, one per recipient (13 + 12 + 12 = 37 before, one per message and recipient).
+      expect(byIdentity(hooks.received.map((r) => r.nudge))).toEqual(told);
+      expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
+      // The hook: three runs.
+      const hookRuns = fs
+        .readFileSync(runs, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(byIdentity(hookRuns)).toEqual(told);
+      // Redis: three messages. A publish the test makes after the tick settled arrives after every one of the daemon's.
+      const publisher = new Redis(redis.url);
+      await publisher.publish('mailbox:heartbeat:@end', JSON.stringify({ identity: '@end' }));
+      publisher.disconnect();
+      await waitFor(() => published.some((nudge) => nudge.identity === '@end'), {
+        what: "the test's own publish",
+        timeoutMs: 60_000,
+      });
+      expect(byIdentity(published.filter((nudge) => nudge.identity !== '@end'))).toEqual(told);
+
+      // Each message claimed exactly once in the log; a delivered nudge woke its recipient for every message it
+      // carried, so the alarm is over and the next tick escalates nothing and nudges nobody.
+      expect((await escalationClaims()).sort()).toEqual([...all].sort());
+      expect((await heartbeat!.metrics.escalations.get()).values[0].value).toBe(all.length);
+      expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 60_000)).toBe(true);
+      const next = await heartbeat!.settledReport(await heartbeat!.tick());
+      expect(next.unwoken).toEqual({ unwoken: 0, escalated: [] });
+      expect(hooks.received).toHaveLength(3);
+      expect(await escalationClaims()).toHaveLength(all.length);
+    } finally {
+      await hooks.close();
+    }
+  });
+});
+
+test("a recipient's one nudge that fails is reported for every message it carried (--once's failed), each claimed once", async () => {
+  const { expected, all } = await unwokenMail();
+  const hooks = await webhookServer(['/a']);
+  try {
+    await heartbeatWith({
+      agents: {
+        '@a': { webhook: `${hooks.base}/a` },
+        '@b': { webhook: `${hooks.base}/b` },
+        '@c': { webhook: `${hooks.base}/c` },
+      },
+    });
+    const report = await heartbeat!.settledReport(await heartbeat!.tick());
+    expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
+    expect(report.unwoken.escalated).toEqual(all);
+    expect(report.nudged).toEqual(['@b', '@c']);
+    expect(report.failed).toEqual(
+      expected['@a'].map((messageId) => ({
+        identity: '@a',
+        reason: 'unwoken',
+        messageId,
+        target: 'webhook',
+        error: expect.stringContaining('404'),
+      })),
+    );
+    expect((await escalationClaims()).sort()).toEqual([...all].sort());
+  } finally {
+    await hooks.close();
+  }
+});

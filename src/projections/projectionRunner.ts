@@ -20,6 +20,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Logger } from 'pino';
 import type { EventStore, EventSubscription } from '../events/eventStore';
 import type { StoredEvent } from '../events/types';
+import { InvalidStoredEvent } from '../events/readEvent';
 import { backoffDelay, sleep, type Backoff } from '../support/retry';
 import { StoreOutage } from '../support/storeOutage';
 import { TOKENS } from '../tokens';
@@ -70,6 +71,8 @@ export interface RunnerStatus {
    */
   lastError: string | null;
   lastErrorAt: string | null;
+  /** The log position of a stored event this build cannot read, where the projector stopped (null: none). */
+  stoppedAtUnreadable: string | null;
   lastAppliedAt: string | null;
   /** A command waited for the views in vain and they have not reached its position yet (readiness is degraded). */
   lagging: { position: string; since: string } | null;
@@ -129,6 +132,7 @@ export class ProjectionRunner {
     checkpoint: null,
     lastError: null,
     lastErrorAt: null,
+    stoppedAtUnreadable: null,
     lastAppliedAt: null,
     lagging: null,
     retryingBy: null,
@@ -169,6 +173,8 @@ export class ProjectionRunner {
   private readonly logFailures = new WeakSet<object>();
   /** lastError is a failure of the log's: it ends once the log answers again (lookAtViews), not only at a batch. */
   private lastErrorFromLog = false;
+  /** The stored event the projector cannot read, once said (its error line): each retry on it after is said at debug. */
+  private unreadableSaid: string | null = null;
 
   constructor(
     @inject(TOKENS.EventStore) private readonly store: EventStore,
@@ -733,6 +739,9 @@ export class ProjectionRunner {
   }
 
   private markLogFailure(error: unknown): void {
+    // A stored event this build cannot read is no outage of the log: the log answering again does not end it, and
+    // /readyz kept lastError null while the projector failed on it at every retry (a silent stall).
+    if (error instanceof InvalidStoredEvent) return;
     if (typeof error === 'object' && error !== null) this.logFailures.add(error);
   }
 
@@ -796,9 +805,37 @@ export class ProjectionRunner {
    * logged an error with its stack at every retry. Any other failure keeps its error line, with the stack, each time.
    */
   private retrying(error: unknown, delay: number): void {
+    if (error instanceof InvalidStoredEvent) return this.unreadable(error, delay);
     const outage = this.isLogFailure(error) ? this.logOutage : this.outage;
     if (outage.failed(error, { retryInMs: delay })) return;
     this.logger.error({ err: error, retryInMs: delay }, 'projection subscription failed; resubscribing from checkpoint');
+  }
+
+  /**
+   * A stored event this build cannot read stops the projector there until the log is mended (nothing after it is
+   * applied, nothing is skipped): one error line naming it, the retries on it at debug. It was an error line with the
+   * stack at every retry, and lastError was cleared each second.
+   */
+  private unreadable(error: InvalidStoredEvent, delay: number): void {
+    const fields = {
+      position: error.position.toString(),
+      stream: error.streamName,
+      type: error.type,
+      field: error.field,
+      reason: error.message,
+      retryInMs: delay,
+    };
+    if (this.unreadableSaid === error.message) {
+      this.logger.debug(fields, 'projections: still stopped at the stored event it cannot read');
+      return;
+    }
+    this.unreadableSaid = error.message;
+    this.status.stoppedAtUnreadable = error.position.toString();
+    this.logger.error(
+      fields,
+      `projections: stopped at log position ${error.position}: the stored event there cannot be read; nothing after it ` +
+        'is applied until the log is mended (restore it from a backup, or add an upcaster)',
+    );
   }
 
   private isLogFailure(error: unknown): boolean {
@@ -833,6 +870,8 @@ export class ProjectionRunner {
     this.outage.answered();
     this.logOutage.answered();
     this.lastErrorFromLog = false;
+    this.unreadableSaid = null;
+    this.status.stoppedAtUnreadable = null;
     this.status.lastError = null;
     this.status.lastErrorAt = null;
   }

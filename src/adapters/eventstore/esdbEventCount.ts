@@ -38,7 +38,7 @@ export class EsdbEventCount {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly readAll: (after: bigint | null, limit: number) => Promise<StoredEvent[]>,
+    private readonly readAll: (after: bigint | null, limit: number) => Promise<Pick<StoredEvent, 'position'>[]>,
     private readonly pageSize: number,
   ) {}
 

@@ -62,7 +62,10 @@ export class EsdbEventStore implements EventStore {
     this.pageSize = options.readPageSize ?? DEFAULT_PAGE_SIZE;
     // Server-side: only streams under the mailbox prefix (system streams start with '$').
     this.filter = compat.module.streamNameFilter({ prefixes: [MAILBOX_STREAM_PREFIX] });
-    this.counter = new EsdbEventCount((after, limit) => this.readAll(after, limit), this.pageSize);
+    this.counter = new EsdbEventCount(
+      (after, limit) => this.readAllAs(after, limit, (_, position) => ({ position })),
+      this.pageSize,
+    );
   }
 
   /** Connects (lazily: the first call dials) to `esdb://...` or `kurrentdb://...`. */
@@ -147,7 +150,19 @@ export class EsdbEventStore implements EventStore {
    * or the end of the log.
    */
   async readAll(after: bigint | null, limit: number): Promise<StoredEvent[]> {
-    const page: StoredEvent[] = [];
+    return this.readAllAs(after, limit, toStoredEvent);
+  }
+
+  /**
+   * readAll's page, each event as `as` makes it: the count of the views' lag takes only its position, so a stored event
+   * this build cannot read is counted, not a failure of /readyz's and /metrics' count (/metrics answered 500).
+   */
+  private async readAllAs<T>(
+    after: bigint | null,
+    limit: number,
+    as: (event: Parameters<typeof toStoredEvent>[0], position: bigint) => T,
+  ): Promise<T[]> {
+    const page: T[] = [];
     let from: bigint | null = after;
     while (page.length < limit) {
       // A forwards read from a position includes the event at it: ask for one more than is still wanted.
@@ -164,7 +179,7 @@ export class EsdbEventStore implements EventStore {
         const position = positionOf(event);
         if (from !== null && position <= from) continue;
         from = position;
-        if (isMailboxRecord(event) && page.length < limit) page.push(toStoredEvent(event, position));
+        if (isMailboxRecord(event) && page.length < limit) page.push(as(event, position));
       }
       if (batch.length < maxCount) break; // the end of the log
     }

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { backoffDelay, sleep, type Backoff } from '../../support/retry';
 import type { EventSubscription } from '../../events/eventStore';
 import type { StoredEvent } from '../../events/types';
+import { InvalidStoredEvent } from '../../events/readEvent';
 import type { CompatClient, EsdbFilter, EsdbSubscription } from './esdbClientCompat';
 import { causeOf, isMailboxError, needsOperator } from '../../errors';
 import { translateReadOfAllError } from './esdbErrors';
@@ -83,7 +84,7 @@ export class EsdbCatchUpSubscription implements EventSubscription {
           if (this.closed) return;
         }
       } catch (error) {
-        if (error instanceof UnreadableEvent) throw error;
+        if (error instanceof UnreadableEvent || error instanceof InvalidStoredEvent) throw error;
         cause = error;
       } finally {
         await release(subscription);
@@ -125,7 +126,8 @@ function convert(event: Parameters<typeof toStoredEvent>[0]): StoredEvent {
   try {
     return toStoredEvent(event, positionOf(event));
   } catch (error) {
-    throw new UnreadableEvent((error as Error).message);
+    // Passed on as it is: the projector tells a stored event it cannot read by its class (it names where and what).
+    throw error instanceof InvalidStoredEvent ? error : new UnreadableEvent((error as Error).message);
   }
 }
 

@@ -96,6 +96,16 @@ export class MailboxMetrics {
       },
     });
     new Gauge({
+      name: 'mailbox_projector_stopped_at_unreadable_event',
+      help:
+        'The log position of a stored event this build cannot read, where the projector stopped (nothing after it is ' +
+        'applied until the log is mended: /readyz lastError says what is wrong); 0 when there is none',
+      registers,
+      collect() {
+        this.set(Number(mailbox.runner.getStatus().stoppedAtUnreadable ?? 0));
+      },
+    });
+    new Gauge({
       name: 'mailbox_unwoken_messages',
       help: 'Messages that expected a wake (a recipient was a registered agent when sent, wakes not suppressed) and woke none of their recipients within MAILBOX_WAKE_SLA_MS, not all of whom that were due a wake saw or read them (the unwoken alarm)',
       registers,

@@ -23,9 +23,11 @@ export interface Readiness {
   ready: boolean;
   /**
    * 'degraded': serving, but a command's views lagged behind its write and have not caught up yet, the projector
-   * failed and waits to try again (projections.retryingBy), or commands' writes are failing (eventStore.writes: a full
-   * disk, say) while reads are served, or a stream the seen marks or the delivery ledger write to is refused for what
-   * only an operator mends (eventStore.refusedStreams).
+   * failed and waits to try again (projections.retryingBy), or is stopped at a stored event it cannot read
+   * (projections.lastError names it; /metrics mailbox_projector_stopped_at_unreadable_event), or commands' writes are
+   * failing (eventStore.writes: a full disk, say) while reads are served, or a stream the seen marks or the delivery
+   * ledger write to is refused for what only an operator mends (eventStore.refusedStreams). Any other lastError alone
+   * does not degrade it: one left from an outage the views have since caught up from kept a healthy node 'degraded'.
    */
   status: 'ready' | 'degraded' | 'not ready';
   checks: {
@@ -173,7 +175,7 @@ export async function checkReadiness(mailbox: MailboxServices): Promise<Readines
     ready,
     status: !ready
       ? 'not ready'
-      : status.lagging || status.retryingBy || failure !== null || refusedWrites.length > 0
+      : status.lagging || status.retryingBy || Boolean(status.stoppedAtUnreadable) || failure !== null || refusedWrites.length > 0
         ? 'degraded'
         : 'ready',
     checks: { eventStore, projectionStore, projections },

@@ -131,3 +131,109 @@ test('the heartbeat beside it: its ticks run and raise the stall alarm, naming t
     await heartbeat.stop();
   }
 });
+
+describe('readers of the log refuse it as the log unreadable there, naming the position and the remedy (not INTERNAL)', () => {
+  const env = () => ({ MAILBOX_EVENTSTORE_URL: double.url, MAILBOX_DATA_DIR: '/nonexistent-hc2' });
+  const refusal = () => ({
+    error: 'Event log unreadable',
+    code: 'UNAVAILABLE',
+    position: malformed.position.toString(),
+    stream: malformed.stream,
+    eventType: 'MessageSent',
+    eventField: 'metadata.commandId',
+    operatorAction:
+      'Restore the log from a backup (mailbox backup writes one), or run a build that reads this event (an upcaster). ' +
+      `Nothing was skipped: to read the log past it, mailbox audit replay --from ${malformed.position + 1n} ` +
+      `(GET /v1/audit/events?after=${malformed.position}).`,
+  });
+  test('GET /v1/audit/events: 503 Event log unreadable, no Retry-After; after= its position reads past it', async () => {
+    const records = double.log.records.length;
+    const answer = await server.call('GET', '/v1/audit/events', { token: server.adminToken });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBeNull();
+    expect(answer.body).toMatchObject(refusal());
+    expect(answer.body.message).toMatch(
+      `Stored event MessageSent at position ${malformed.position} of stream ${malformed.stream}`,
+    );
+    const past = await server.call('GET', `/v1/audit/events?after=${malformed.position}`, { token: server.adminToken });
+    expect(past.status).toBe(200);
+    expect(double.log.records.length).toBe(records); // nothing written
+  });
+
+  test.each([['replay'], ['replay', '--type', 'AgentRegistered'], ['verify'], ['message']])(
+    'mailbox audit %s: one line naming the position and the remedy, exit 2; --json the envelope; nothing written',
+    async (...command) => {
+      const { runAuditCli } = await import('../support/auditCli');
+      const args = command[0] === 'message' ? [...command, malformed.messageId] : command;
+      const records = double.log.records.length;
+      const text = await runAuditCli([...args], env());
+      expect(text.code).toBe(2);
+      expect(text.stderr).toMatch(new RegExp(`^mailbox: Stored event MessageSent at position ${malformed.position} `));
+      expect(text.stderr).toContain(`mailbox audit replay --from ${malformed.position + 1n}`);
+      expect(text.stderr).not.toContain('INTERNAL');
+      const json = await runAuditCli([...args, '--json'], env());
+      expect(json.code).toBe(2);
+      expect(JSON.parse(json.stderr)).toMatchObject(refusal());
+      expect(double.log.records.length).toBe(records);
+    },
+  );
+
+  test('mailbox audit replay --from <its position + 1> reads the log past it', async () => {
+    const { runAuditCli } = await import('../support/auditCli');
+    const past = await runAuditCli(['replay', '--from', String(malformed.position + 1n), '--no-progress'], env());
+    expect(past.stderr).not.toContain('INTERNAL');
+    expect(past.code).toBe(1); // nothing after it yet: past the head, said so
+  });
+});
+
+test('a SQLite log with a row that is no valid event: mailbox audit verify and message say Event log unreadable at its position, exit 2; nothing written', async () => {
+  const [{ default: Database }, path, { createMailbox }, { registerAgents, tempDir, ADMIN_TOKEN }, { runAuditCli }] =
+    await Promise.all([
+      import('better-sqlite3'),
+      import('node:path'),
+      import('../../src/mailbox'),
+      import('../support/fixtures'),
+      import('../support/auditCli'),
+    ]);
+  const dataDir = tempDir('mailbox-unreadable-event-');
+  const mailbox = await createMailbox(
+    { dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' },
+    { logger: pino({ level: 'silent' }) },
+  );
+  await registerAgents(mailbox, ['@a', '@b', '@c']);
+  await mailbox.close();
+  const db = new Database(path.join(dataDir, 'events.sqlite'));
+  const id = randomUUID();
+  const { position } = db
+    .prepare('INSERT INTO events (event_id, stream, revision, type, data, metadata) VALUES (?, ?, 0, ?, ?, ?) RETURNING position')
+    .get(
+      randomUUID(),
+      `mailbox-message-${id}`,
+      'MessageSent',
+      JSON.stringify({ messageId: id, from: '@a', to: ['@b'] }),
+      JSON.stringify({ schemaVersion: 1, actor: '@a', at: new Date().toISOString(), correlationId: 'x', causationId: 'x' }),
+    ) as { position: number };
+  const rows = () => (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  const before = rows();
+  try {
+    // (`audit replay` reads a SQLite log's rows as their JSON text, unchecked: it shows the row as it is.)
+    for (const args of [
+      ['verify', '--json'],
+      ['message', id, '--json'],
+    ]) {
+      const answer = await runAuditCli(args, { MAILBOX_DATA_DIR: dataDir });
+      expect({ args, code: answer.code }).toEqual({ args, code: 2 });
+      expect(JSON.parse(answer.stderr)).toMatchObject({
+        error: 'Event log unreadable',
+        code: 'UNAVAILABLE',
+        position: String(position),
+        stream: `mailbox-message-${id}`,
+        eventType: 'MessageSent',
+        eventField: 'metadata.commandId',
+      });
+    }
+    expect(rows()).toBe(before);
+  } finally {
+    db.close();
+  }
+});

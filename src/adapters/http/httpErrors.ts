@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ERROR_STATUS, MailboxError, answeredEnvelope, isMailboxError, requestTimedOut, retryAfterSecondsOf } from '../../errors';
 import { looksLikeValue, nearRoutes } from './nearRoutes';
+import { unreadableEventRefusal } from '../../application/unreadableEventRefusal';
 
 interface FastifyLikeError {
   code?: string;
@@ -241,6 +242,8 @@ export function toMailboxError(
   request?: Pick<IncomingMessage, 'headers' | 'socket'>,
 ): MailboxError {
   if (isMailboxError(error)) return error;
+  const unreadable = unreadableEventRefusal(error); // a stored event this build cannot read: no bug of the mailbox
+  if (unreadable !== null) return unreadable;
   const e = (error ?? {}) as FastifyLikeError;
   const declared = request === undefined ? undefined : declaredBytes(request.headers);
   // Not the 400 "aborted" fastify makes of it: the client was answered 408 on the socket, or nothing at all.

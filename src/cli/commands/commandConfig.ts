@@ -12,6 +12,7 @@ import { configFromEnv, type MailboxConfig } from '../../config';
 import { isMailboxError, MailboxError } from '../../errors';
 import type * as StartupChecks from '../../startupChecks';
 import { isStartupError, type StartupError } from '../../startupError';
+import { unreadableEventRefusal } from '../../application/unreadableEventRefusal';
 
 /** The checks of the stores' names, loaded when a command reads them: --help and a usage error do not load the adapters. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -56,14 +57,15 @@ export function startupRefusal(error: StartupError): MailboxError {
 /**
  * A damaged page of the SQLite log met while reading it, after it opened: as a log that cannot be read at open is said
  * (`Event log unreadable`, naming the file, its variable and the remedies, exit code 2). `mailbox audit replay` printed
- * {"error":"Audit failed","code":"INTERNAL","message":"database disk image is malformed"}. Anything else as it is.
+ * {"error":"Audit failed","code":"INTERNAL","message":"database disk image is malformed"}. So is a stored event this
+ * build cannot read (unreadableEventRefusal), which was INTERNAL too. Anything else as it is.
  */
 export function readingFailure(caught: unknown, env: NodeJS.ProcessEnv): unknown {
   // The configuration is read again only for such a log (it parsed before the log was opened): a configuration error,
   // the caught one, would be thrown again here.
-  return caught instanceof Error && caught.name === 'UnreadableLogFile'
-    ? startupChecks().readerLogRefusal(caught, commandConfig(env, { stores: false }))
-    : caught;
+  if (caught instanceof Error && caught.name === 'UnreadableLogFile')
+    return startupChecks().readerLogRefusal(caught, commandConfig(env, { stores: false }));
+  return unreadableEventRefusal(caught) ?? caught; // a stored event this build cannot read: its position and remedy
 }
 
 /** A command's own failure as an envelope, with whether it means "nothing to work on" (exit code 1). */

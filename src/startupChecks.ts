@@ -13,6 +13,7 @@ import { withoutCredentials } from './support/urlCredentials';
 import { FETCH_BLOCKED_PORT_REASON, FETCH_BLOCKED_PORTS } from './support/fetchBlockedPorts';
 import { isMailboxError, type ErrorCode } from './errors';
 import { StartupError, isStartupError } from './startupError';
+import { InvalidStoredEvent } from './events/readEvent';
 import { NO_ROOM } from './adminToken';
 import { isEsdbUrl } from './adapters/eventstore/esdbClientCompat';
 import { esdbSettings } from './adapters/eventstore/esdbSettings';
@@ -403,6 +404,14 @@ export function translateStartupError(error: unknown, config: MailboxConfig): un
       break;
   }
   if (error instanceof UnreadableLogFile) return unreadableLogRefusal(error, config);
+  // A stored event this build cannot read, met by the views' catch-up at start (written into the log by something
+  // else, or by a newer build): its own sentence names where, what and the remedies. It was a stack trace, exit code 1.
+  if (error instanceof InvalidStoredEvent && error.position >= 0n)
+    return new StartupError(
+      error.message,
+      { variable: config.eventStoreUrl ? 'MAILBOX_EVENTSTORE_URL' : 'MAILBOX_DATA_DIR', position: error.position.toString() },
+      { cause: error, refusal: { error: 'Event log unreadable', code: 'UNAVAILABLE' } },
+    );
   if (code === 'ENOENT' && (error as { syscall?: string }).syscall === 'mkdir') {
     // Its parent is there but takes no new directory (a pseudo file system such as /proc; support/makeDirectory.ts).
     const dir = (error as NodeJS.ErrnoException).path ?? config.dataDir;

@@ -11,6 +11,7 @@ import pino from 'pino';
 import { randomUUID } from 'node:crypto';
 import { EsdbDouble } from '../support/esdbDouble/esdbDouble';
 import { startTestServer, type TestServer } from '../support/httpServer';
+import { spawnServe } from '../support/serveRefused';
 import { waitFor } from '../support/waitFor';
 
 interface Line {
@@ -232,6 +233,22 @@ test('a SQLite log with a row that is no valid event: mailbox audit verify and m
         eventField: 'metadata.commandId',
       });
     }
+    // A start on that log, whose views' catch-up meets the event: serve printed a stack trace (exit 1), createMailbox
+    // rejected with the raw InvalidStoredEvent. Now one line, exit 2, and the library's Event log unreadable.
+    const served = await spawnServe({ MAILBOX_DATA_DIR: dataDir });
+    expect({ code: served.code, lines: served.stderr.trim().split('\n') }).toEqual({
+      code: 2,
+      lines: [
+        `mailbox: Stored event MessageSent at position ${position} of stream mailbox-message-${id} does not match its ` +
+          'stored shape: metadata.commandId: Invalid input: expected string, received undefined. The log holds an event ' +
+          'this build cannot read; restore it from a backup or add an upcaster.',
+      ],
+    });
+    const opened = createMailbox({ dataDir, adminToken: ADMIN_TOKEN, logLevel: 'silent' }, { logger: pino({ level: 'silent' }) });
+    await expect(opened).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      envelope: { error: 'Event log unreadable', position: String(position) },
+    });
     expect(rows()).toBe(before);
   } finally {
     db.close();

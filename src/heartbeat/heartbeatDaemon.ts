@@ -146,7 +146,7 @@ export interface NudgeFailure {
   /**
    * The message an escalation's nudge was about (with `reason`): an escalation is claimed once and never tried again,
    * so this says which message's recipient was not told (one agent's failures were otherwise the same line each). A
-   * nudge that carried several messages (unwoken, one per recipient per tick) fails once for each of them.
+   * nudge that carried several messages (an escalation's: one per recipient per tick) fails once for each of them.
    */
   messageId?: string;
   target: string;

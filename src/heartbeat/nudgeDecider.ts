@@ -88,8 +88,8 @@ export interface Nudge {
   /**
    * Absent: the unread set itself. 'unwoken': `messageIds` woke none of their recipients within the wake SLA
    * (issue 13, each message escalated once; one nudge per recipient per tick carries every message the tick escalated
-   * to it, whatever the cooldown); 'reply-overdue': the agent has not answered `messageId` in its thread by the time
-   * its sender expected (once; the sender gets a reply-overdue wake).
+   * to it, whatever the cooldown); 'reply-overdue': the agent has not answered `messageIds` in their threads by the
+   * time their senders expected (each once, gathered the same way; the sender gets a reply-overdue wake).
    */
   reason?: 'unwoken' | 'reply-overdue';
   /** With `reason`: the first of `messageIds` (for receivers that read one message). */

@@ -2,8 +2,10 @@
  * Reply obligations falling due (issue 13). Each tick: the messages whose
  * expected replies are due and not all given; for each, once (the claim:
  * ReplyOverdue creates the message's reply-overdue stream; another daemon's
- * append conflicts), every recipient that has not answered gets one nudge,
- * and the sender is woken by the read model when it applies the ReplyOverdue
+ * append conflicts), every recipient that has not answered is nudged (one
+ * nudge per recipient per tick, carrying every message the tick found overdue
+ * that it owes: a nudge per message flooded its targets), and the sender is
+ * woken by the read model when it applies the ReplyOverdue
  * (wake/reply-overdue naming them). A reply afterwards clears what the
  * recipient owes; nothing fires again for that message.
  */
@@ -13,10 +15,11 @@ import type { EventStore } from '../events/eventStore';
 import { replyOverdueStream } from '../events/streams';
 import type { ReplyOverdue } from '../events/types';
 import type { ProjectionStore } from '../projections/projectionStore';
-import { EscalationClaims, nudgeAbout, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
+import { EscalationClaims, recipientsWhere, whoIsTold, type ClaimRefused } from './escalationClaims';
 import type { HeartbeatMetrics } from './heartbeatMetrics';
 import type { NudgeDispatcher } from './nudgeDispatcher';
-import { wakeVia } from './unwokenEscalation';
+import type { EscalatedMessage } from './escalationNudges';
+import { nudgeEachRecipient } from './unwokenEscalation';
 
 const MAX_PER_TICK = 100;
 
@@ -61,6 +64,7 @@ export class ReplyOverdueEscalation {
     const at = new Date(now).toISOString();
     const overdue: ReplyOverdueReport['overdue'] = [];
     const refused: ClaimRefused[] = [];
+    const claimed: EscalatedMessage[] = [];
     for (const due of await projections.dueReplies(at, MAX_PER_TICK)) {
       if (this.claims.made(due.messageId)) continue;
       const waitingOn = await recipientsWhere(projections, due.messageId, (row) => row.replied === null);
@@ -78,14 +82,10 @@ export class ReplyOverdueEscalation {
         { messageId: due.messageId, sender: due.sender, dueBy: due.dueBy, waitingOn, nudged, notNudged },
         `reply overdue (once): ${told}; the sender gets a reply-overdue wake`,
       );
-      for (const recipient of nudged) {
-        const nudge = await nudgeAbout(projections, recipient, 'reply-overdue', [due.messageId], now);
-        this.dispatcher.dispatch(nudge, (report) => {
-          const via = wakeVia(report);
-          if (via !== null) this.recorder.observed(due.messageId, recipient, via);
-        });
-      }
+      claimed.push({ messageId: due.messageId, nudged });
     }
+    const { dispatcher, recorder } = this;
+    await nudgeEachRecipient({ projections, dispatcher, recorder }, 'reply-overdue', claimed, now);
     return { overdue, ...(refused.length > 0 ? { refused } : {}) };
   }
 

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { escalationStream } from '../events/streams';
 import { WAKE_VIAS } from '../events/storedShapes';
 import type { WakeEscalated, WakeVia } from '../events/types';
+import type { Nudge } from './nudgeDecider';
 import type { DeliveryRow, UnwokenMessage } from '../projections/readModel/ledger';
 import type { WakeRecorder } from '../application/wakeRecorder';
 import type { EventStore } from '../events/eventStore';
@@ -129,11 +130,7 @@ export class UnwokenEscalation {
       );
       claimed.push({ messageId: message.messageId, nudged });
     }
-    // One nudge per recipient for all the tick escalated to it (a nudge per message and recipient flooded its targets).
-    for (const { identity, messageIds } of nudgesPerRecipient(claimed)) {
-      const nudge = await nudgeAbout(projections, identity, 'unwoken', messageIds, now);
-      this.dispatcher.dispatch(nudge, (report) => this.delivered(report));
-    }
+    await nudgeEachRecipient({ projections, dispatcher: this.dispatcher, recorder: this.recorder }, 'unwoken', claimed, now);
     return {
       unwoken: all.count,
       escalated,
@@ -180,12 +177,25 @@ export class UnwokenEscalation {
         'escalation, unclaimed, by a heartbeat with a target',
     );
   }
+}
 
-  /** A delivered nudge wakes its recipient for every message it carried. */
-  private delivered(report: DeliveryReport): void {
-    const via = wakeVia(report);
-    if (via === null) return;
-    for (const messageId of report.nudge.messageIds ?? []) this.recorder.observed(messageId, report.nudge.identity, via);
+/**
+ * One nudge per recipient (`reason`) for all the tick claimed for it (a nudge per message and recipient flooded its
+ * targets). A delivered nudge wakes its recipient (WakeObserved via its target) for every message it carried.
+ */
+export async function nudgeEachRecipient(
+  by: { projections: ProjectionStore; dispatcher: NudgeDispatcher; recorder: WakeRecorder },
+  reason: NonNullable<Nudge['reason']>,
+  claimed: readonly EscalatedMessage[],
+  now: number,
+): Promise<void> {
+  for (const { identity, messageIds } of nudgesPerRecipient(claimed)) {
+    const nudge = await nudgeAbout(by.projections, identity, reason, messageIds, now);
+    by.dispatcher.dispatch(nudge, (report) => {
+      const via = wakeVia(report);
+      if (via === null) return;
+      for (const messageId of report.nudge.messageIds ?? []) by.recorder.observed(messageId, identity, via);
+    });
   }
 }
 

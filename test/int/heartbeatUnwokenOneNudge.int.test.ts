@@ -1,7 +1,8 @@
 /**
  * The unwoken alarm's escalations do not flood an agent: agents not listening for wakes, many messages past the wake
  * SLA in one tick make ONE nudge per recipient per target, carrying every message escalated to it (`messageIds`,
- * `messageId` the first, `messageCount`), while each message is still claimed once in the log. Real targets on
+ * `messageId` the first, `messageCount`), while each message is still claimed once in the log. Nor do reply-overdue
+ * escalations: many replies falling overdue in one tick make one nudge per recipient per target. Real targets on
  * loopback: a webhook server (its HTTP calls counted), a redis-server channel (its messages counted), a command hook
  * (its runs counted).
  */
@@ -107,6 +108,33 @@ async function heartbeatWith(settings: Record<string, unknown>) {
   return heartbeat;
 }
 
+/** @a, @b and @c each served by its own path of the webhook receiver at `base`. */
+const webhooksOf = (base: string) =>
+  Object.fromEntries(['@a', '@b', '@c'].map((identity) => [identity, { webhook: `${base}/${identity.slice(1)}` }]));
+
+/** A command hook that appends each nudge it is given to a file: its command, and the nudges it was run with. */
+function recordingHook(prefix: string) {
+  const dir = tempDir(prefix);
+  const script = path.join(dir, 'hook.js');
+  const runs = path.join(dir, 'runs.jsonl');
+  fs.writeFileSync(
+    script,
+    `let input = ''; process.stdin.on('data', (c) => (input += c));
+     process.stdin.on('end', () => require('fs').appendFileSync(process.argv[2], JSON.stringify(JSON.parse(input)) + '\\n'));`,
+  );
+  const nudges = () =>
+    fs
+      .readFileSync(runs, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { command: [process.execPath, script, runs], runs: nudges };
+}
+
+/** Nudges in identity order (targets are called concurrently). */
+const byIdentity = (nudges: Array<Record<string, unknown>>) =>
+  [...nudges].sort((x, y) => String(x.identity).localeCompare(String(y.identity)));
+
 const escalationClaims = async () =>
   (await allEvents(mailbox))
     .filter((event) => event.type === 'WakeEscalated')
@@ -139,14 +167,7 @@ describe('one tick of unwoken escalations: one nudge per recipient per target', 
   test('17 messages to @a, @b, @c: a webhook call, a Redis message and a hook run per recipient, each carrying all its ids; each message claimed once', async () => {
     const { expected, all } = await unwokenMail();
     const hooks = await webhookServer();
-    const dir = tempDir('mailbox-unwoken-hook-');
-    const script = path.join(dir, 'hook.js');
-    const runs = path.join(dir, 'runs.jsonl');
-    fs.writeFileSync(
-      script,
-      `let input = ''; process.stdin.on('data', (c) => (input += c));
-       process.stdin.on('end', () => require('fs').appendFileSync(process.argv[2], JSON.stringify(JSON.parse(input)) + '\\n'));`,
-    );
+    const hook = recordingHook('mailbox-unwoken-hook-');
     subscriber = new Redis(redis.url);
     const published: Array<Record<string, unknown>> = [];
     subscriber.on('pmessage', (_pattern, _channel, text) => published.push(JSON.parse(text)));
@@ -154,12 +175,8 @@ describe('one tick of unwoken escalations: one nudge per recipient per target', 
     try {
       await heartbeatWith({
         redisUrl: redis.url,
-        hook: [process.execPath, script, runs],
-        agents: {
-          '@a': { webhook: `${hooks.base}/a` },
-          '@b': { webhook: `${hooks.base}/b` },
-          '@c': { webhook: `${hooks.base}/c` },
-        },
+        hook: hook.command,
+        agents: webhooksOf(hooks.base),
       });
       const report = await heartbeat!.settledReport(await heartbeat!.tick());
 
@@ -167,19 +184,12 @@ describe('one tick of unwoken escalations: one nudge per recipient per target', 
       expect(report.nudged).toEqual(['@a', '@b', '@c']);
       expect(report.failed).toEqual([]);
       const told = ['@a', '@b', '@c'].map((identity) => expect.objectContaining(about(identity, expected[identity])));
-      const byIdentity = (nudges: Array<Record<string, unknown>>) =>
-        [...nudges].sort((x, y) => String(x.identity).localeCompare(String(y.identity)));
 
       // The webhook: three HTTP calls, one per recipient (13 + 12 + 12 = 37 before, one per message and recipient).
       expect(byIdentity(hooks.received.map((r) => r.nudge))).toEqual(told);
       expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
       // The hook: three runs.
-      const hookRuns = fs
-        .readFileSync(runs, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line));
-      expect(byIdentity(hookRuns)).toEqual(told);
+      expect(byIdentity(hook.runs())).toEqual(told);
       // Redis: three messages. A publish the test makes after the tick settled arrives after every one of the daemon's.
       const publisher = new Redis(redis.url);
       await publisher.publish('mailbox:heartbeat:@end', JSON.stringify({ identity: '@end' }));
@@ -209,13 +219,7 @@ test("a recipient's one nudge that fails is reported for every message it carrie
   const { expected, all } = await unwokenMail();
   const hooks = await webhookServer(['/a']);
   try {
-    await heartbeatWith({
-      agents: {
-        '@a': { webhook: `${hooks.base}/a` },
-        '@b': { webhook: `${hooks.base}/b` },
-        '@c': { webhook: `${hooks.base}/c` },
-      },
-    });
+    await heartbeatWith({ agents: webhooksOf(hooks.base) });
     const report = await heartbeat!.settledReport(await heartbeat!.tick());
     expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
     expect(report.unwoken.escalated).toEqual(all);
@@ -233,4 +237,97 @@ test("a recipient's one nudge that fails is reported for every message it carrie
   } finally {
     await hooks.close();
   }
+});
+
+describe('one tick of reply-overdue escalations: one nudge per recipient per target', () => {
+  /**
+   * @a, @b and @c each send 5 messages expecting a reply within 30 s to the other two, and @a 2 more to @b alone; nobody
+   * answers. Past the due time, every one is overdue (wake SLA a day: no unwoken escalation). Returns what each
+   * recipient owes, oldest first, and every message.
+   */
+  async function overdueMail(): Promise<{ expected: Record<string, string[]>; all: string[] }> {
+    const agents = await registerAgents(mailbox, ['@a', '@b', '@c']);
+    const expected: Record<string, string[]> = { '@a': [], '@b': [], '@c': [] };
+    const all: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      for (const [from, to] of [
+        ['@a', ['@b', '@c']],
+        ['@b', ['@a', '@c']],
+        ['@c', ['@a', '@b']],
+        ...(i < 2 ? [['@a', ['@b']] as const] : []),
+      ] as const) {
+        now += 1;
+        const sent = await agents[from].send({ to: [...to], subject: `${i}`, body: '.', expectsReplyBy: '30s' });
+        all.push(sent.messageId);
+        for (const identity of to) expected[identity].push(sent.messageId);
+      }
+    }
+    return { expected, all };
+  }
+  const replyOverdueClaims = async () =>
+    (await allEvents(mailbox))
+      .filter((event) => event.type === 'ReplyOverdue')
+      .map((event) => (event.data as { messageId: string }).messageId);
+  const owes = (identity: string, ids: string[]) => ({
+    identity,
+    reason: 'reply-overdue',
+    messageId: ids[0],
+    messageIds: ids,
+    messageCount: ids.length,
+    nudgeId: `reply-overdue:${ids[0]}:${identity}`,
+  });
+
+  test('17 overdue from @a, @b, @c: a webhook call and a hook run per recipient, each carrying all it owes; each claimed once', async () => {
+    const { expected, all } = await overdueMail();
+    const hooks = await webhookServer();
+    const hook = recordingHook('mailbox-overdue-hook-');
+    try {
+      await heartbeatWith({ wakeSlaMs: 24 * 3600_000, hook: hook.command, agents: webhooksOf(hooks.base) });
+      const report = await heartbeat!.settledReport(await heartbeat!.tick());
+
+      expect(report.unwoken.escalated).toEqual([]);
+      expect(report.replies.overdue.map((o) => o.messageId)).toEqual(all);
+      expect(report.nudged).toEqual(['@a', '@b', '@c']);
+      expect(report.failed).toEqual([]);
+      const told = ['@a', '@b', '@c'].map((identity) => expect.objectContaining(owes(identity, expected[identity])));
+      // Three HTTP calls and three hook runs, one per recipient (32 each before, one per message and recipient).
+      expect(byIdentity(hooks.received.map((r) => r.nudge))).toEqual(told);
+      expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
+      expect(byIdentity(hook.runs())).toEqual(told);
+
+      // Each message claimed exactly once; the next tick claims and nudges nothing more.
+      expect((await replyOverdueClaims()).sort()).toEqual([...all].sort());
+      expect((await heartbeat!.metrics.repliesOverdue.get()).values[0].value).toBe(all.length);
+      expect(await mailbox.runner.waitFor((await mailbox.eventStore.headPosition())!, 60_000)).toBe(true);
+      const next = await heartbeat!.settledReport(await heartbeat!.tick());
+      expect(next.replies.overdue).toEqual([]);
+      expect(hooks.received).toHaveLength(3);
+      expect(await replyOverdueClaims()).toHaveLength(all.length);
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  test("a recipient's one reply-overdue nudge that fails is reported for every message it carried, each claimed once", async () => {
+    const { expected, all } = await overdueMail();
+    const hooks = await webhookServer(['/a']);
+    try {
+      await heartbeatWith({ wakeSlaMs: 24 * 3600_000, agents: webhooksOf(hooks.base) });
+      const report = await heartbeat!.settledReport(await heartbeat!.tick());
+      expect(hooks.received.map((r) => r.path).sort()).toEqual(['/a', '/b', '/c']);
+      expect(report.nudged).toEqual(['@b', '@c']);
+      expect(report.failed).toEqual(
+        expected['@a'].map((messageId) => ({
+          identity: '@a',
+          reason: 'reply-overdue',
+          messageId,
+          target: 'webhook',
+          error: expect.stringContaining('404'),
+        })),
+      );
+      expect((await replyOverdueClaims()).sort()).toEqual([...all].sort());
+    } finally {
+      await hooks.close();
+    }
+  });
 });

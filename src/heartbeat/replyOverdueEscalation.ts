@@ -65,6 +65,24 @@ export class ReplyOverdueEscalation {
     const overdue: ReplyOverdueReport['overdue'] = [];
     const refused: ClaimRefused[] = [];
     const claimed: EscalatedMessage[] = [];
+    try {
+      await this.claimDue(at, overdue, refused, claimed);
+    } finally {
+      // What was claimed is nudged even when a later message's read failed (as UnwokenEscalation.run).
+      const { dispatcher, recorder } = this;
+      await nudgeEachRecipient({ projections, dispatcher, recorder }, 'reply-overdue', claimed, now);
+    }
+    return { overdue, ...(refused.length > 0 ? { refused } : {}) };
+  }
+
+  /** Claims each reply obligation fallen due and not claimed yet (at most MAX_PER_TICK). */
+  private async claimDue(
+    at: string,
+    overdue: ReplyOverdueReport['overdue'],
+    refused: ClaimRefused[],
+    claimed: EscalatedMessage[],
+  ): Promise<void> {
+    const { projections } = this.sources;
     for (const due of await projections.dueReplies(at, MAX_PER_TICK)) {
       if (this.claims.made(due.messageId)) continue;
       const waitingOn = await recipientsWhere(projections, due.messageId, (row) => row.replied === null);
@@ -84,9 +102,6 @@ export class ReplyOverdueEscalation {
       );
       claimed.push({ messageId: due.messageId, nudged });
     }
-    const { dispatcher, recorder } = this;
-    await nudgeEachRecipient({ projections, dispatcher, recorder }, 'reply-overdue', claimed, now);
-    return { overdue, ...(refused.length > 0 ? { refused } : {}) };
   }
 
   private sayRefused(refusal: ClaimRefused): void {

@@ -98,6 +98,32 @@ export class UnwokenEscalation {
     const held: string[] = [];
     const refused: ClaimRefused[] = [];
     const claimed: EscalatedMessage[] = [];
+    try {
+      await this.escalate(sentBefore, now, { escalated, held, refused, claimed });
+    } finally {
+      // What was claimed is nudged even when a later message's read failed (the views out mid-tick): a claim is the one
+      // escalation its message gets, and its nudges no longer go out right after it but once per recipient, here.
+      await nudgeEachRecipient({ projections, dispatcher: this.dispatcher, recorder: this.recorder }, 'unwoken', claimed, now);
+    }
+    return {
+      unwoken: all.count,
+      escalated,
+      ...(held.length > 0 ? { held: { reason: 'no_nudge_target', messageIds: held } } : {}),
+      ...(refused.length > 0 ? { refused } : {}),
+    };
+  }
+
+  /** Claims the escalation of each message past the SLA not escalated yet (at most MAX_PER_TICK), oldest first. */
+  private async escalate(
+    sentBefore: string,
+    now: number,
+    {
+      escalated,
+      held,
+      refused,
+      claimed,
+    }: { escalated: string[]; held: string[]; refused: ClaimRefused[]; claimed: EscalatedMessage[] },
+  ): Promise<void> {
     for await (const message of this.pendingOldestFirst(sentBefore, () => escalated.length >= MAX_PER_TICK)) {
       if (this.claims.made(message.messageId)) continue;
       const views = this.sources.projections;
@@ -130,13 +156,6 @@ export class UnwokenEscalation {
       );
       claimed.push({ messageId: message.messageId, nudged });
     }
-    await nudgeEachRecipient({ projections, dispatcher: this.dispatcher, recorder: this.recorder }, 'unwoken', claimed, now);
-    return {
-      unwoken: all.count,
-      escalated,
-      ...(held.length > 0 ? { held: { reason: 'no_nudge_target', messageIds: held } } : {}),
-      ...(refused.length > 0 ? { refused } : {}),
-    };
   }
 
   private sayRefused(refusal: ClaimRefused): void {

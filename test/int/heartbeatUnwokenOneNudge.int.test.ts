@@ -239,6 +239,42 @@ test("a recipient's one nudge that fails is reported for every message it carrie
   }
 });
 
+// The nudges go out once per recipient after the tick's claims: a read failing after some claims (the views out
+// mid-tick) left the messages already claimed, whose one escalation that is, with no nudge at all.
+/** The delivery ledger's reads (one per message looked at) fail after the first `reads`: the views out mid-tick. */
+function viewsOutAfterLedgerReads(reads: number) {
+  const ledger = mailbox.projections.deliveryLedger.bind(mailbox.projections);
+  let made = 0;
+  return jest.spyOn(mailbox.projections, 'deliveryLedger').mockImplementation(async (...args) => {
+    if (++made > reads) throw new Error('the views are out (the test)');
+    return ledger(...args);
+  });
+}
+
+/** A heartbeat whose tick fails on those reads; resolves once the nudges it dispatched settled. */
+async function failingTick(settings: Record<string, unknown>): Promise<void> {
+  await heartbeatWith(settings);
+  await expect(heartbeat!.tick()).rejects.toThrow('the views are out (the test)');
+  await heartbeat!.settled();
+}
+
+test('the views failing after three claims: the tick fails, and the three claimed messages are still nudged to @a, @b, @c', async () => {
+  const { all } = await unwokenMail();
+  const hooks = await webhookServer();
+  const failing = viewsOutAfterLedgerReads(3);
+  try {
+    await failingTick({ agents: webhooksOf(hooks.base) });
+    const claimedFirst = all.slice(0, 3); // the oldest three, each to @a, @b and @c
+    expect((await escalationClaims()).sort()).toEqual([...claimedFirst].sort());
+    expect(byIdentity(hooks.received.map((r) => r.nudge))).toEqual(
+      ['@a', '@b', '@c'].map((identity) => expect.objectContaining(about(identity, claimedFirst))),
+    );
+  } finally {
+    failing.mockRestore();
+    await hooks.close();
+  }
+});
+
 describe('one tick of reply-overdue escalations: one nudge per recipient per target', () => {
   /**
    * @a, @b and @c each send 5 messages expecting a reply within 30 s to the other two, and @a 2 more to @b alone; nobody
@@ -304,6 +340,25 @@ describe('one tick of reply-overdue escalations: one nudge per recipient per tar
       expect(hooks.received).toHaveLength(3);
       expect(await replyOverdueClaims()).toHaveLength(all.length);
     } finally {
+      await hooks.close();
+    }
+  });
+
+  test('the views failing after three claims: the tick fails, and what @a, @b, @c owe of the three claimed is still nudged', async () => {
+    const { all } = await overdueMail();
+    const hooks = await webhookServer();
+    const failing = viewsOutAfterLedgerReads(3);
+    try {
+      await failingTick({ wakeSlaMs: 24 * 3600_000, agents: webhooksOf(hooks.base) });
+      // The oldest three: @a to @b and @c, @b to @a and @c, @c to @a and @b.
+      expect((await replyOverdueClaims()).sort()).toEqual(all.slice(0, 3).sort());
+      expect(byIdentity(hooks.received.map((r) => r.nudge))).toEqual([
+        expect.objectContaining(owes('@a', [all[1], all[2]])),
+        expect.objectContaining(owes('@b', [all[0], all[2]])),
+        expect.objectContaining(owes('@c', [all[0], all[1]])),
+      ]);
+    } finally {
+      failing.mockRestore();
       await hooks.close();
     }
   });
